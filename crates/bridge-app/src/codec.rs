@@ -1,0 +1,151 @@
+//! The codec port: what a revision's wire codec does for the JSON-RPC binding.
+//!
+//! A codec turns the revision-specific parts of a JSON-RPC message (the method name, `params`,
+//! `result`, `error`, one SSE event's `result`, and the agent card) into the IR and back. The
+//! JSON-RPC envelope itself (`jsonrpc`, `id`, the choice between `result` and `error`) is the
+//! same in both revisions and lives in [`crate::jsonrpc`], so no codec repeats it.
+//!
+//! # Why fragments, not whole messages
+//!
+//! The envelope decides which codec to use (the method name picks the revision) before any
+//! params are read, and it echoes the id on every answer and every stream event. Handing the
+//! codec only the fragment it owns keeps both decisions in one place, and lets the encoder's
+//! output bytes be spliced into the envelope without re-serialising them.
+//!
+//! # Why encoders take the IR by value
+//!
+//! Encoders move strings out of the IR into their wire types; a 1 MiB inline file part then
+//! goes from the decoder's buffer to the encoder's output without another allocation.
+//!
+//! # Lifecycle
+//!
+//! Decoding never loses anything (the IR is a superset of both revisions). Encoding returns the
+//! bytes and the list of [`Loss`](bridge_ir::Loss)es: what the target revision cannot say.
+//! Neither side does I/O, so both are pure functions of their input and safe to fuzz.
+//!
+//! A later binding (HTTP+JSON, gRPC) gets its own port beside this one; the revision crates
+//! then implement both.
+
+use bridge_ir::{
+    AgentCard, Call, Method, Reply, Revision, RpcError, StreamEvent, Translated,
+};
+
+/// A fragment of JSON that does not decode as the revision's wire type.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct DecodeError {
+    /// What was wrong, naming the field (`params.message.parts[0]: unknown part kind`).
+    pub message: String,
+}
+
+impl DecodeError {
+    /// An error with `message`.
+    #[must_use]
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+        }
+    }
+}
+
+impl From<serde_json::Error> for DecodeError {
+    fn from(error: serde_json::Error) -> Self {
+        Self::new(error.to_string())
+    }
+}
+
+/// An IR value the revision cannot express at all.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EncodeError {
+    /// The revision has no such method (`ListTasks` in 0.3).
+    #[error("A2A {revision} has no {method:?} method")]
+    MethodUnsupported {
+        /// The revision.
+        revision: Revision,
+        /// The method.
+        method: Method,
+    },
+    /// The value cannot be written (an agent card with no interface for this revision).
+    #[error("{0}")]
+    Unrepresentable(String),
+}
+
+/// A revision's wire codec for the JSON-RPC binding.
+///
+/// Every `decode_*` reads the bytes of one JSON fragment; every `encode_*` writes one. Encoders
+/// are infallible except where the revision has no way at all to say the thing.
+pub trait JsonRpcCodec: Send + Sync + std::fmt::Debug {
+    /// The revision this codec speaks.
+    fn revision(&self) -> Revision;
+
+    /// The wire name of `method`, or `None` when the revision has no such method.
+    fn method_name(&self, method: Method) -> Option<&'static str>;
+
+    /// The method a wire name names in this revision (case-sensitive).
+    fn method_from_name(&self, name: &str) -> Option<Method>;
+
+    /// Decodes a request's `params` (`None` when the member is absent).
+    ///
+    /// # Errors
+    ///
+    /// [`DecodeError`] naming the offending field when `params` is not what `method` takes.
+    fn decode_params(&self, method: Method, params: Option<&[u8]>) -> Result<Call, DecodeError>;
+
+    /// Encodes a call's `params`.
+    ///
+    /// # Errors
+    ///
+    /// [`EncodeError::MethodUnsupported`] when the revision has no such method.
+    fn encode_params(&self, call: Call) -> Result<Translated<Vec<u8>>, EncodeError>;
+
+    /// Decodes a unary `result` of `method` (not a stream event).
+    ///
+    /// # Errors
+    ///
+    /// [`DecodeError`] when the result is not what `method` answers in this revision.
+    fn decode_result(&self, method: Method, result: &[u8]) -> Result<Reply, DecodeError>;
+
+    /// Encodes a unary result of `method`.
+    ///
+    /// # Errors
+    ///
+    /// [`EncodeError`] when the reply does not fit the method or the revision.
+    fn encode_result(&self, method: Method, reply: Reply)
+    -> Result<Translated<Vec<u8>>, EncodeError>;
+
+    /// Decodes the `result` of one SSE event of a stream.
+    ///
+    /// # Errors
+    ///
+    /// [`DecodeError`] when it is not a stream event of this revision.
+    fn decode_event(&self, result: &[u8]) -> Result<StreamEvent, DecodeError>;
+
+    /// Encodes one stream event as the `result` of an SSE event. The 0.3 codec synthesises
+    /// `final` here when the event does not carry one.
+    fn encode_event(&self, event: StreamEvent) -> Translated<Vec<u8>>;
+
+    /// Decodes a JSON-RPC `error` object.
+    ///
+    /// # Errors
+    ///
+    /// [`DecodeError`] when it lacks a numeric `code` or a string `message`.
+    fn decode_error(&self, error: &[u8]) -> Result<RpcError, DecodeError>;
+
+    /// Encodes a JSON-RPC `error` object. A code this revision does not define is remapped
+    /// (and the remap reported as a loss).
+    fn encode_error(&self, error: RpcError) -> Translated<Vec<u8>>;
+
+    /// Decodes an agent card document.
+    ///
+    /// # Errors
+    ///
+    /// [`DecodeError`] when the document is not a card of this revision.
+    fn decode_card(&self, card: &[u8]) -> Result<AgentCard, DecodeError>;
+
+    /// Encodes an agent card document.
+    ///
+    /// # Errors
+    ///
+    /// [`EncodeError::Unrepresentable`] when the card has no interface this revision can list.
+    fn encode_card(&self, card: AgentCard) -> Result<Translated<Vec<u8>>, EncodeError>;
+}
