@@ -3,7 +3,17 @@
 //! It owns what the bridge decides: which revision a caller speaks, what the upstream is told,
 //! what a caller may not do (card validation), what the bridge does on behalf of an upstream
 //! that cannot (wire diff §7), and how answers and streams are translated back. It defines the
-//! ports its adapters implement — [`codec::JsonRpcCodec`] for each revision's wire form and
-//! [`upstream::Upstream`] for the outbound hop — and does no I/O of its own.
+//! ports its adapters implement — [`codec::JsonRpcCodec`] for each revision's wire form,
+//! [`upstream::Upstream`] for the outbound hop, [`service::Handler`] for the inbound server —
+//! and does no I/O of its own.
 
+pub mod bridge;
+pub mod card;
 pub mod codec;
+pub mod service;
+pub mod settings;
+pub mod upstream;
+
+pub use bridge::{Bridge, Codecs};
+pub use card::CardCache;
+pub use settings::Settings;

@@ -1,0 +1,143 @@
+//! What the application needs to know from the configuration.
+//!
+//! The binary parses `bridge.toml` (and the command line) into these plain values; the
+//! application never reads files. A [`Settings`] is immutable: a reload builds a new one and a
+//! new [`crate::Bridge`] around it, and requests already running keep the one they started with.
+
+use std::time::Duration;
+
+use bridge_ir::Revision;
+
+/// Everything the translation pipeline is configured by.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// The base URL the bridge advertises in the cards it serves (`http://127.0.0.1:8080`).
+    pub public_url: String,
+    /// The upstream agent's JSON-RPC endpoint and card location.
+    pub upstream: UpstreamSettings,
+    /// Version negotiation.
+    pub negotiation: Negotiation,
+    /// Which checks run against the upstream card before a call is forwarded.
+    pub validation: Validation,
+    /// Size limits the application enforces.
+    pub limits: Limits,
+    /// Deadlines handed to the upstream adapter.
+    pub timeouts: Timeouts,
+}
+
+/// The agent behind the bridge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpstreamSettings {
+    /// The agent's base URL; its card is read from `<url>/.well-known/agent-card.json` unless
+    /// `card_url` says otherwise, and calls go to the JSON-RPC URL the card names (or to `url`).
+    pub url: String,
+    /// Where to read the card, when not at the well-known path under `url`.
+    pub card_url: Option<String>,
+    /// The upstream's revision, or `None` to read it from its card.
+    pub revision: Option<Revision>,
+    /// How often to re-read the card when its `Cache-Control` says nothing.
+    pub card_refresh: Duration,
+}
+
+/// How the caller's revision is decided (wire diff §6.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Negotiation {
+    /// Refuse a 1.0 method that arrives without an `A2A-Version` header with
+    /// `VersionNotSupported`, as the 1.0 specification reads literally. Off by default: the
+    /// method name already says the caller speaks 1.0.
+    pub require_version_header: bool,
+}
+
+/// Checks made against the upstream card before forwarding; each can be switched off for an
+/// agent whose card under-declares what it does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "each flag is an independent operator switch named in bridge.toml"
+)]
+pub struct Validation {
+    /// Refuse parts whose media type the card does not declare (`ContentTypeNotSupported`).
+    pub input_modes: bool,
+    /// Refuse streaming calls when the card says the agent cannot stream.
+    pub streaming: bool,
+    /// Refuse push-config calls when the card does not declare push notifications.
+    pub push_notifications: bool,
+    /// Refuse the extended card when the card does not declare one.
+    pub extended_card: bool,
+}
+
+impl Default for Validation {
+    fn default() -> Self {
+        Self {
+            input_modes: true,
+            streaming: true,
+            push_notifications: true,
+            extended_card: true,
+        }
+    }
+}
+
+/// Size limits, in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// A unary upstream answer.
+    pub upstream_body: usize,
+    /// One SSE event from the upstream.
+    pub sse_event: usize,
+    /// An upstream agent card.
+    pub card: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            upstream_body: 16 * 1024 * 1024,
+            sse_event: 8 * 1024 * 1024,
+            card: 1024 * 1024,
+        }
+    }
+}
+
+/// Deadlines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeouts {
+    /// A whole unary upstream exchange.
+    pub unary: Duration,
+    /// Time to the head of a streamed answer.
+    pub stream_head: Duration,
+    /// Longest quiet gap inside a streamed answer.
+    pub stream_idle: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Self {
+            unary: Duration::from_secs(60),
+            stream_head: Duration::from_secs(30),
+            stream_idle: Duration::from_secs(300),
+        }
+    }
+}
+
+impl Settings {
+    /// Settings for an upstream at `upstream_url`, advertised as `public_url`, with every
+    /// other value at its default.
+    #[must_use]
+    pub fn new(public_url: impl Into<String>, upstream_url: impl Into<String>) -> Self {
+        Self {
+            public_url: public_url.into(),
+            upstream: UpstreamSettings {
+                url: upstream_url.into(),
+                card_url: None,
+                revision: None,
+                card_refresh: Duration::from_secs(300),
+            },
+            negotiation: Negotiation {
+                require_version_header: false,
+            },
+            validation: Validation::default(),
+            limits: Limits::default(),
+            timeouts: Timeouts::default(),
+        }
+    }
+}
