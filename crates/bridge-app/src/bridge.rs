@@ -1,15 +1,36 @@
 //! The bridge: one configuration generation of the translation pipeline.
+//!
+//! # Request lifecycle
+//!
+//! 1. Route: `GET /.well-known/agent-card.json` (or the older `agent.json`) serves the card;
+//!    `POST` on any path is a JSON-RPC call.
+//! 2. Read the envelope ([`crate::jsonrpc`]); decide the caller's revision from the method name
+//!    and the `A2A-Version` header together ([`crate::negotiate`]).
+//! 3. Decode the params with the caller's codec into the IR.
+//! 4. Check the call against the upstream card ([`crate::validate`]).
+//! 5. Do what the upstream's revision cannot ([`crate::pipeline`]): refuse `ListTasks` toward
+//!    0.3, pre-check a message to a terminal task, open a subscription with the task snapshot,
+//!    mint a missing `messageId`.
+//! 6. Encode with the upstream's codec, forward, read the answer with the upstream's codec, and
+//!    encode it with the caller's — one result, or SSE events one by one ([`crate::stream`]).
+//!
+//! Every failure on the way becomes a JSON-RPC error in the caller's revision, with the
+//! caller's id, sent with HTTP 200.
 
 use std::sync::Arc;
+use std::time::Duration;
 
+use bridge_ir::{Loss, Revision};
 use bytes::Bytes;
 use futures_util::future::BoxFuture;
+use http::{HeaderValue, Method, StatusCode, header};
 
-use crate::card::CardCache;
+use crate::card::{self, CachedCard, CardCache};
 use crate::codec::JsonRpcCodec;
+use crate::headers::A2A_VERSION;
 use crate::service::{Handler, InboundRequest, InboundResponse};
 use crate::settings::Settings;
-use crate::upstream::Upstream;
+use crate::upstream::{Deadline, Upstream, UpstreamRequest};
 
 /// The codec of each revision, injected by the binary so this crate never names a codec crate.
 #[derive(Debug, Clone)]
@@ -20,13 +41,43 @@ pub struct Codecs {
     pub v1_0: Arc<dyn JsonRpcCodec>,
 }
 
+impl Codecs {
+    /// The codec of `revision`.
+    #[must_use]
+    pub fn of(&self, revision: Revision) -> &Arc<dyn JsonRpcCodec> {
+        match revision {
+            Revision::V0_3 => &self.v0_3,
+            Revision::V1_0 => &self.v1_0,
+        }
+    }
+}
+
+/// Receives what translations lost, for logs and metrics.
+pub trait LossObserver: Send + Sync + std::fmt::Debug {
+    /// Called once per translation that lost something.
+    fn observe(&self, from: Revision, to: Revision, losses: &[Loss]);
+}
+
+/// A [`LossObserver`] that logs at debug level.
+#[derive(Debug, Default)]
+pub struct LogLosses;
+
+impl LossObserver for LogLosses {
+    fn observe(&self, from: Revision, to: Revision, losses: &[Loss]) {
+        for loss in losses {
+            tracing::debug!(%from, %to, kind = loss.kind.label(), at = %loss.at, "translation loss");
+        }
+    }
+}
+
 /// The translation pipeline for one configuration.
 #[derive(Debug)]
 pub struct Bridge {
-    settings: Settings,
-    codecs: Codecs,
-    upstream: Arc<dyn Upstream>,
-    cards: Arc<CardCache>,
+    pub(crate) settings: Settings,
+    pub(crate) codecs: Codecs,
+    pub(crate) upstream: Arc<dyn Upstream>,
+    pub(crate) cards: Arc<CardCache>,
+    pub(crate) losses: Arc<dyn LossObserver>,
 }
 
 impl Bridge {
@@ -45,7 +96,36 @@ impl Bridge {
             codecs,
             upstream,
             cards,
+            losses: Arc::new(LogLosses),
         }
+    }
+
+    /// Replaces where translation losses are reported.
+    #[must_use]
+    pub fn with_loss_observer(mut self, observer: Arc<dyn LossObserver>) -> Self {
+        self.losses = observer;
+        self
+    }
+
+    /// The settings this bridge runs with.
+    #[must_use]
+    pub const fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Whether an upstream card has been read at least once.
+    #[must_use]
+    pub fn card_loaded(&self) -> bool {
+        self.cards.get().is_some()
+    }
+
+    fn card_url(&self) -> String {
+        self.settings.upstream.card_url.clone().unwrap_or_else(|| {
+            format!(
+                "{}/.well-known/agent-card.json",
+                self.settings.upstream.url.trim_end_matches('/')
+            )
+        })
     }
 
     /// Fetches the upstream card (conditionally, with the last `ETag`) and stores it.
@@ -56,28 +136,157 @@ impl Bridge {
     /// # Errors
     ///
     /// A message saying why the card could not be read; the cached card, if any, stays in use.
-    pub async fn refresh_card(&self) -> Result<std::time::Duration, String> {
-        let _ = &self.cards;
-        Err("card refresh is not available".to_owned())
+    pub async fn refresh_card(&self) -> Result<Duration, String> {
+        let url = self.card_url();
+        let mut headers = http::HeaderMap::new();
+        headers.insert(header::ACCEPT, HeaderValue::from_static("application/json"));
+        headers.insert(A2A_VERSION, HeaderValue::from_static("1.0"));
+        let cached = self.cards.get();
+        if let Some(etag) = cached.as_ref().and_then(|c| c.etag.clone()) {
+            headers.insert(header::IF_NONE_MATCH, etag);
+        }
+        let response = self
+            .upstream
+            .send(UpstreamRequest {
+                method: Method::GET,
+                url: url.clone(),
+                headers,
+                body: Bytes::new(),
+                deadline: Deadline::Total(self.settings.timeouts.unary),
+            })
+            .await
+            .map_err(|e| format!("fetching the agent card from {url}: {e}"))?;
+        let next = card::max_age(&response.headers).unwrap_or(self.settings.upstream.card_refresh);
+        if response.status == StatusCode::NOT_MODIFIED && cached.is_some() {
+            self.cards.touch();
+            return Ok(next);
+        }
+        if !response.status.is_success() {
+            return Err(format!(
+                "fetching the agent card from {url}: HTTP {}",
+                response.status
+            ));
+        }
+        let etag = response.headers.get(header::ETAG).cloned();
+        let body = crate::pipeline::collect(response.body, self.settings.limits.card)
+            .await
+            .map_err(|e| format!("reading the agent card from {url}: {e}"))?;
+        let (card, revision, call_url) = card::read_upstream_card(
+            &body,
+            &self.codecs,
+            self.settings.upstream.revision,
+            &self.settings.upstream.url,
+        )
+        .map_err(|e| format!("{url}: {e}"))?;
+        tracing::info!(%url, %revision, %call_url, "upstream agent card loaded");
+        self.cards.set(CachedCard {
+            card,
+            revision,
+            call_url,
+            etag,
+            fetched_at: std::time::SystemTime::now(),
+        });
+        Ok(next)
     }
 
-    /// Whether an upstream card has been read at least once.
-    #[must_use]
-    pub fn card_loaded(&self) -> bool {
-        false
-    }
-
-    /// The settings this bridge runs with.
-    #[must_use]
-    pub const fn settings(&self) -> &Settings {
-        &self.settings
+    /// The cached card, fetched now if none is cached yet.
+    pub(crate) async fn upstream_card(&self) -> Result<Arc<CachedCard>, String> {
+        if let Some(card) = self.cards.get() {
+            return Ok(card);
+        }
+        self.refresh_card().await?;
+        self.cards
+            .get()
+            .ok_or_else(|| "the agent card could not be stored".to_owned())
     }
 
     /// Answers one inbound request.
     pub async fn handle(self: Arc<Self>, request: InboundRequest) -> InboundResponse {
-        let _ = (&self.codecs, &self.upstream, request);
-        InboundResponse::Full(http::Response::new(Bytes::new()))
+        let path = request.path.as_str();
+        let is_card = path.ends_with("/.well-known/agent-card.json")
+            || path.ends_with("/.well-known/agent.json");
+        if is_card && (request.method == Method::GET || request.method == Method::HEAD) {
+            return self.serve_card(&request).await;
+        }
+        if request.method == Method::POST && !is_card {
+            return crate::pipeline::rpc(&self, request).await;
+        }
+        plain(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "this endpoint takes JSON-RPC over POST; the agent card is at GET /.well-known/agent-card.json",
+        )
     }
+
+    async fn serve_card(&self, request: &InboundRequest) -> InboundResponse {
+        let caller = match request
+            .headers
+            .get(&A2A_VERSION)
+            .and_then(|v| v.to_str().ok())
+        {
+            Some(v) if Revision::from_version(v) == Some(Revision::V1_0) => Revision::V1_0,
+            _ => Revision::V0_3,
+        };
+        let cached = match self.upstream_card().await {
+            Ok(card) => card,
+            Err(why) => {
+                tracing::warn!(%why, "no agent card to serve");
+                return plain(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    &format!("the upstream agent card is not available: {why}"),
+                );
+            }
+        };
+        let presented = card::present(&cached.card, &self.settings.public_url);
+        let served = match card::serve(presented.value, caller, &self.codecs) {
+            Ok(served) => served,
+            Err(why) => {
+                return plain(
+                    StatusCode::BAD_GATEWAY,
+                    &format!("the upstream agent card cannot be presented: {why}"),
+                );
+            }
+        };
+        let mut losses = presented.losses;
+        losses.extend(served.losses);
+        if !losses.is_empty() {
+            self.losses.observe(cached.revision, caller, &losses);
+        }
+        let max_age = self.settings.upstream.card_refresh.as_secs();
+        let not_modified = request
+            .headers
+            .get(header::IF_NONE_MATCH)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.split(',').any(|tag| tag.trim() == served.etag));
+        let builder = http::Response::builder()
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::VARY, "A2A-Version")
+            .header(header::CACHE_CONTROL, format!("public, max-age={max_age}"))
+            .header(header::ETAG, served.etag.as_str())
+            .header(
+                header::LAST_MODIFIED,
+                httpdate::fmt_http_date(cached.fetched_at),
+            );
+        let response = if not_modified {
+            builder.status(StatusCode::NOT_MODIFIED).body(Bytes::new())
+        } else if request.method == Method::HEAD {
+            builder.status(StatusCode::OK).body(Bytes::new())
+        } else {
+            builder.status(StatusCode::OK).body(served.body)
+        };
+        InboundResponse::Full(response.unwrap_or_else(|_| http::Response::new(Bytes::new())))
+    }
+}
+
+/// A small JSON response outside JSON-RPC (card errors, wrong HTTP method).
+pub(crate) fn plain(status: StatusCode, message: &str) -> InboundResponse {
+    let body = serde_json::json!({ "error": message }).to_string();
+    let mut response = http::Response::new(Bytes::from(body));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    InboundResponse::Full(response)
 }
 
 impl Handler for Arc<Bridge> {

@@ -1,5 +1,271 @@
-//! The upstream agent card: fetched, cached, validated against, and re-presented.
+//! The upstream agent card: fetched, cached, read for routing and validation, and re-presented
+//! to callers in their own revision (wire diff §4.5).
+//!
+//! # What the bridge serves
+//!
+//! The served card is the upstream's card with every endpoint replaced by the bridge's own:
+//! a 1.0 JSON-RPC interface first (ACTS CARD-DISC-006 wants the first interface to be 1.x),
+//! then a 0.3 mirror at the same URL. Upstream signatures are dropped, as any rewrite
+//! invalidates them. A caller that sends `A2A-Version: 1.x` gets a pure 1.0 card (strict
+//! `ProtoJSON` parsers reject unknown keys); any other caller gets the 0.3 card with the 1.0
+//! `supportedInterfaces` list added, which 0.3 parsers ignore and 1.x resolvers prefer, so a
+//! 1.x client that fetches the card without the header still finds the 1.0 endpoint. Responses
+//! carry `Vary: A2A-Version`.
+//!
+//! # Why a cache shared across reloads
+//!
+//! A configuration reload builds a new bridge, but the card it fetched is still the agent's
+//! card; [`CardCache`] outlives the generation, so a reload neither forgets the card nor
+//! refetches it. The state is one small value behind a lock, ready to move behind a shared store
+//! when several bridge instances run.
 
-/// The upstream card as last fetched, shared by every configuration generation.
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, SystemTime};
+
+use bridge_ir::{AgentCard, AgentInterface, Binding, Loss, Revision, Translated};
+use bytes::Bytes;
+use serde::Deserialize;
+
+use crate::bridge::Codecs;
+
+/// The upstream card as last fetched.
+#[derive(Debug, Clone)]
+pub struct CachedCard {
+    /// The card, decoded.
+    pub card: AgentCard,
+    /// The revision calls to the upstream are made in.
+    pub revision: Revision,
+    /// The upstream JSON-RPC endpoint for that revision.
+    pub call_url: String,
+    /// The upstream's `ETag`, for conditional refreshes.
+    pub etag: Option<http::HeaderValue>,
+    /// When the card was fetched or last confirmed unchanged.
+    pub fetched_at: SystemTime,
+}
+
+/// The upstream card, shared by every configuration generation.
 #[derive(Debug, Default)]
-pub struct CardCache {}
+pub struct CardCache {
+    current: RwLock<Option<Arc<CachedCard>>>,
+}
+
+impl CardCache {
+    /// The cached card, if one was fetched.
+    #[must_use]
+    pub fn get(&self) -> Option<Arc<CachedCard>> {
+        self.current.read().ok().and_then(|guard| guard.clone())
+    }
+
+    /// Replaces the cached card.
+    pub fn set(&self, card: CachedCard) {
+        if let Ok(mut guard) = self.current.write() {
+            *guard = Some(Arc::new(card));
+        }
+    }
+
+    /// Marks the cached card as confirmed unchanged now (an HTTP 304).
+    pub fn touch(&self) {
+        if let Ok(mut guard) = self.current.write()
+            && let Some(current) = guard.as_ref()
+        {
+            let mut card = CachedCard::clone(current);
+            card.fetched_at = SystemTime::now();
+            *guard = Some(Arc::new(card));
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct Peek {
+    #[serde(rename = "supportedInterfaces")]
+    supported_interfaces: Option<serde::de::IgnoredAny>,
+}
+
+/// Decodes an upstream card of either revision and decides which revision to call it in.
+///
+/// A card with `supportedInterfaces` is read as 1.0 (a hybrid card from an SDK compat layer
+/// included), any other as 0.3. The upstream is called in `pinned` when given, else in 1.0 when
+/// the card lists a 1.x JSON-RPC interface, else in 0.3. The call URL is that interface's URL,
+/// or `fallback_url` when the card lists none for the revision.
+///
+/// # Errors
+///
+/// A message naming what is wrong with the document.
+pub fn read_upstream_card(
+    body: &[u8],
+    codecs: &Codecs,
+    pinned: Option<Revision>,
+    fallback_url: &str,
+) -> Result<(AgentCard, Revision, String), String> {
+    let peek: Peek = serde_json::from_slice(body)
+        .map_err(|e| format!("the agent card is not a JSON object: {e}"))?;
+    let (codec, written_in) = if peek.supported_interfaces.is_some() {
+        (&codecs.v1_0, Revision::V1_0)
+    } else {
+        (&codecs.v0_3, Revision::V0_3)
+    };
+    let card = codec
+        .decode_card(body)
+        .map_err(|e| format!("the agent card is not a valid A2A {written_in} card: {e}"))?;
+    let jsonrpc_in = |revision: Revision| {
+        card.interfaces.iter().find(|i| {
+            Binding::from_name(&i.binding) == Some(Binding::JsonRpc)
+                && interface_revision(i) == Some(revision)
+        })
+    };
+    let revision = pinned.unwrap_or_else(|| {
+        if jsonrpc_in(Revision::V1_0).is_some() {
+            Revision::V1_0
+        } else {
+            Revision::V0_3
+        }
+    });
+    let call_url = jsonrpc_in(revision)
+        .map(|i| i.url.clone())
+        .filter(|url| url.starts_with("http://") || url.starts_with("https://"))
+        .unwrap_or_else(|| fallback_url.to_owned());
+    Ok((card, revision, call_url))
+}
+
+/// The revision an interface speaks; an empty version is 0.3 (the 0.3 card had none).
+fn interface_revision(interface: &AgentInterface) -> Option<Revision> {
+    Revision::from_version(&interface.protocol_version)
+}
+
+/// The card as the bridge presents it: its own endpoints, no signatures.
+#[must_use]
+pub fn present(card: &AgentCard, public_url: &str) -> Translated<AgentCard> {
+    let mut losses = Vec::new();
+    let mut card = card.clone();
+    if card.signatures.take().is_some() {
+        losses.push(Loss::new(
+            bridge_ir::LossKind::SignatureDropped,
+            "signatures",
+        ));
+    }
+    card.interfaces = [Revision::V1_0, Revision::V0_3]
+        .into_iter()
+        .map(|revision| AgentInterface {
+            url: public_url.to_owned(),
+            binding: Binding::JsonRpc.as_str().to_owned(),
+            protocol_version: revision.as_str().to_owned(),
+            tenant: None,
+        })
+        .collect();
+    card.protocol_version = Some("0.3.0".to_owned());
+    Translated {
+        value: card,
+        losses,
+    }
+}
+
+/// A served card document and its validator.
+#[derive(Debug, Clone)]
+pub struct ServedCard {
+    /// The JSON body.
+    pub body: Bytes,
+    /// A strong `ETag` over the body.
+    pub etag: String,
+    /// What the translation lost.
+    pub losses: Vec<Loss>,
+}
+
+/// Encodes the presented card for a caller of `caller`.
+///
+/// # Errors
+///
+/// A message when a codec cannot write the card.
+pub fn serve(card: AgentCard, caller: Revision, codecs: &Codecs) -> Result<ServedCard, String> {
+    let v10 = codecs
+        .v1_0
+        .encode_card(card.clone())
+        .map_err(|e| e.to_string())?;
+    let Translated { value, mut losses } = match caller {
+        Revision::V1_0 => v10,
+        Revision::V0_3 => {
+            let v03 = codecs.v0_3.encode_card(card).map_err(|e| e.to_string())?;
+            let superset = add_member(&v03.value, &v10.value, "supportedInterfaces")?;
+            // The 1.0 interface the 0.3 view cannot list is carried by the added member.
+            let losses = v03
+                .losses
+                .into_iter()
+                .filter(|l| l.kind != bridge_ir::LossKind::InterfaceDropped)
+                .collect();
+            Translated {
+                value: superset,
+                losses,
+            }
+        }
+    };
+    losses.retain(|l| l.kind != bridge_ir::LossKind::SignatureDropped);
+    let mut hasher = std::hash::DefaultHasher::new();
+    value.hash(&mut hasher);
+    let etag = format!("\"{:016x}-{}\"", hasher.finish(), caller.as_str());
+    Ok(ServedCard {
+        body: Bytes::from(value),
+        etag,
+        losses,
+    })
+}
+
+/// Copies member `name` of the JSON object `from` into the JSON object `into`.
+fn add_member(into: &[u8], from: &[u8], name: &str) -> Result<Vec<u8>, String> {
+    let mut target: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_slice(into).map_err(|e| e.to_string())?;
+    let mut source: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_slice(from).map_err(|e| e.to_string())?;
+    if let Some(value) = source.remove(name) {
+        target.insert(name.to_owned(), value);
+    }
+    serde_json::to_vec(&target).map_err(|e| e.to_string())
+}
+
+/// How long the upstream says its card may be cached (`Cache-Control: max-age`), bounded to
+/// between 5 seconds and a day; `None` when it says nothing usable (or `no-cache`/`no-store`).
+#[must_use]
+pub fn max_age(headers: &http::HeaderMap) -> Option<Duration> {
+    let value = headers.get(http::header::CACHE_CONTROL)?.to_str().ok()?;
+    let mut age = None;
+    for directive in value.split(',').map(str::trim) {
+        let lower = directive.to_ascii_lowercase();
+        if lower == "no-cache" || lower == "no-store" {
+            return None;
+        }
+        if let Some(seconds) = lower.strip_prefix("max-age=") {
+            age = seconds.trim_matches('"').parse::<u64>().ok();
+        }
+    }
+    age.map(|s| Duration::from_secs(s.clamp(5, 86_400)))
+}
+
+#[cfg(test)]
+mod tests {
+    #![expect(clippy::unwrap_used, reason = "tests unwrap what they just built")]
+    use super::*;
+
+    #[test]
+    fn cache_control_max_age_is_read_and_bounded() {
+        let mut h = http::HeaderMap::new();
+        assert_eq!(max_age(&h), None);
+        h.insert(
+            http::header::CACHE_CONTROL,
+            "public, max-age=120".parse().unwrap(),
+        );
+        assert_eq!(max_age(&h), Some(Duration::from_mins(2)));
+        h.insert(http::header::CACHE_CONTROL, "max-age=0".parse().unwrap());
+        assert_eq!(max_age(&h), Some(Duration::from_secs(5)));
+        h.insert(
+            http::header::CACHE_CONTROL,
+            "no-store, max-age=60".parse().unwrap(),
+        );
+        assert_eq!(max_age(&h), None);
+    }
+
+    #[test]
+    fn a_member_is_copied_between_documents() {
+        let out = add_member(br#"{"a":1}"#, br#"{"b":[2],"c":3}"#, "b").unwrap();
+        let value: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(value, serde_json::json!({"a":1,"b":[2]}));
+    }
+}

@@ -26,9 +26,7 @@
 //! A later binding (HTTP+JSON, gRPC) gets its own port beside this one; the revision crates
 //! then implement both.
 
-use bridge_ir::{
-    AgentCard, Call, Method, Reply, Revision, RpcError, StreamEvent, Translated,
-};
+use bridge_ir::{AgentCard, Call, Method, Reply, Revision, RpcError, StreamEvent, Translated};
 
 /// A fragment of JSON that does not decode as the revision's wire type.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -110,8 +108,11 @@ pub trait JsonRpcCodec: Send + Sync + std::fmt::Debug {
     /// # Errors
     ///
     /// [`EncodeError`] when the reply does not fit the method or the revision.
-    fn encode_result(&self, method: Method, reply: Reply)
-    -> Result<Translated<Vec<u8>>, EncodeError>;
+    fn encode_result(
+        &self,
+        method: Method,
+        reply: Reply,
+    ) -> Result<Translated<Vec<u8>>, EncodeError>;
 
     /// Decodes the `result` of one SSE event of a stream.
     ///

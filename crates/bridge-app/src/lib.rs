@@ -10,10 +10,17 @@
 pub mod bridge;
 pub mod card;
 pub mod codec;
+pub mod headers;
+pub mod jsonrpc;
+pub mod negotiate;
+pub mod pipeline;
 pub mod service;
 pub mod settings;
+pub mod sse;
+pub mod stream;
 pub mod upstream;
+pub mod validate;
 
-pub use bridge::{Bridge, Codecs};
+pub use bridge::{Bridge, Codecs, LogLosses, LossObserver};
 pub use card::CardCache;
 pub use settings::Settings;

@@ -112,9 +112,9 @@ pub struct Timeouts {
 impl Default for Timeouts {
     fn default() -> Self {
         Self {
-            unary: Duration::from_secs(60),
+            unary: Duration::from_mins(1),
             stream_head: Duration::from_secs(30),
-            stream_idle: Duration::from_secs(300),
+            stream_idle: Duration::from_mins(5),
         }
     }
 }
@@ -130,7 +130,7 @@ impl Settings {
                 url: upstream_url.into(),
                 card_url: None,
                 revision: None,
-                card_refresh: Duration::from_secs(300),
+                card_refresh: Duration::from_mins(5),
             },
             negotiation: Negotiation {
                 require_version_header: false,

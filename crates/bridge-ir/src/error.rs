@@ -85,7 +85,7 @@ impl ErrorCode {
             .unwrap_or(Self::Other(code))
     }
 
-    /// The 1.0 `ErrorInfo.reason` (UPPER_SNAKE_CASE of the error type, A2A 1.0 §10.6), for
+    /// The 1.0 `ErrorInfo.reason` (`UPPER_SNAKE_CASE` of the error type, A2A 1.0 §10.6), for
     /// named codes. The standard JSON-RPC codes use the reasons the 1.0 Python SDK emits.
     #[must_use]
     pub const fn reason(self) -> Option<&'static str> {

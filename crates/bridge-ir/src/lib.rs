@@ -31,8 +31,8 @@ pub mod task;
 
 pub use call::{
     Call, DeletePushConfigParams, GetExtendedCardParams, GetPushConfigParams, GetTaskParams,
-    ListPushConfigsParams, ListPushConfigsResult, ListTasksParams, ListTasksResult, Reply,
-    Request, RequestId, Response, SendMessageConfig, SendMessageParams, SendResult, TaskIdParams,
+    ListPushConfigsParams, ListPushConfigsResult, ListTasksParams, ListTasksResult, Reply, Request,
+    RequestId, Response, SendMessageConfig, SendMessageParams, SendResult, TaskIdParams,
 };
 pub use card::{
     AgentCapabilities, AgentCard, AgentCardSignature, AgentExtension, AgentInterface,

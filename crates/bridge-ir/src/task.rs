@@ -128,7 +128,10 @@ mod tests {
     #[test]
     fn terminal_and_interrupted_states_are_disjoint_and_end_streams() {
         for state in TaskState::ALL {
-            assert!(!(state.is_terminal() && state.is_interrupted()), "{state:?}");
+            assert!(
+                !(state.is_terminal() && state.is_interrupted()),
+                "{state:?}"
+            );
             assert_eq!(
                 state.ends_stream(),
                 state.is_terminal() || state.is_interrupted()

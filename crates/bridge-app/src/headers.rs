@@ -1,0 +1,171 @@
+//! Which headers cross the bridge, and how they are renamed (wire diff §6.4).
+//!
+//! End-to-end headers the caller meant for the agent (`Authorization`, `traceparent`, custom
+//! ones) are forwarded. Hop-by-hop headers (RFC 9110 §7.6.1: those `Connection` names, plus
+//! connection, keep-alive, proxy-connection, te, trailer, transfer-encoding, upgrade) are not,
+//! nor are headers the bridge rewrites itself: `host`, `content-length`, `content-type`,
+//! `accept`, `accept-encoding` (the bridge reads the body, so it must not be compressed), and the
+//! version and extension headers, which are renamed for the upstream's revision: 1.0 sends
+//! `A2A-Extensions`, 0.3 sends `X-A2A-Extensions`.
+
+use bridge_ir::Revision;
+use http::header::{self, HeaderMap, HeaderName, HeaderValue};
+
+/// The 1.0 version header.
+pub const A2A_VERSION: HeaderName = HeaderName::from_static("a2a-version");
+/// The 1.0 extensions header.
+pub const A2A_EXTENSIONS: HeaderName = HeaderName::from_static("a2a-extensions");
+/// The 0.3 extensions header.
+pub const X_A2A_EXTENSIONS: HeaderName = HeaderName::from_static("x-a2a-extensions");
+
+const NOT_FORWARDED: [&str; 15] = [
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "proxy-authorization",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+    "host",
+    "content-length",
+    "content-type",
+    "accept",
+    "accept-encoding",
+    "a2a-version",
+    "expect",
+];
+
+/// The headers the caller names in `Connection`, which are hop-by-hop too.
+fn connection_listed(headers: &HeaderMap) -> Vec<String> {
+    headers
+        .get_all(header::CONNECTION)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|name| name.trim().to_ascii_lowercase())
+        .filter(|name| !name.is_empty())
+        .collect()
+}
+
+/// The extension URIs a request or response names, from either spelling of the header.
+#[must_use]
+pub fn extensions(headers: &HeaderMap) -> Vec<HeaderValue> {
+    headers
+        .get_all(&A2A_EXTENSIONS)
+        .iter()
+        .chain(headers.get_all(&X_A2A_EXTENSIONS).iter())
+        .cloned()
+        .collect()
+}
+
+/// The extensions header name a revision uses.
+#[must_use]
+pub const fn extensions_header(revision: Revision) -> HeaderName {
+    match revision {
+        Revision::V0_3 => X_A2A_EXTENSIONS,
+        Revision::V1_0 => A2A_EXTENSIONS,
+    }
+}
+
+/// The headers to send upstream for a call from a caller, toward an upstream of `revision`.
+#[must_use]
+pub fn toward_upstream(caller: &HeaderMap, revision: Revision, streaming: bool) -> HeaderMap {
+    let listed = connection_listed(caller);
+    let mut out = HeaderMap::with_capacity(caller.len() + 3);
+    for (name, value) in caller {
+        let lower = name.as_str();
+        if NOT_FORWARDED.contains(&lower)
+            || *name == A2A_EXTENSIONS
+            || *name == X_A2A_EXTENSIONS
+            || listed.iter().any(|l| l == lower)
+        {
+            continue;
+        }
+        out.append(name.clone(), value.clone());
+    }
+    out.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    out.insert(
+        header::ACCEPT,
+        if streaming {
+            HeaderValue::from_static("text/event-stream")
+        } else {
+            HeaderValue::from_static("application/json")
+        },
+    );
+    if revision == Revision::V1_0 {
+        out.insert(A2A_VERSION, HeaderValue::from_static("1.0"));
+    }
+    let name = extensions_header(revision);
+    for value in extensions(caller) {
+        out.append(name.clone(), value);
+    }
+    out
+}
+
+/// The headers of the upstream's answer that go back to the caller: the activated extensions,
+/// renamed for the caller's revision. Everything else about the answer is the bridge's own.
+#[must_use]
+pub fn toward_caller(upstream: &HeaderMap, caller: Revision) -> HeaderMap {
+    let mut out = HeaderMap::new();
+    let name = extensions_header(caller);
+    for value in extensions(upstream) {
+        out.append(name.clone(), value);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #![expect(clippy::unwrap_used, reason = "tests unwrap what they just built")]
+    use super::*;
+
+    fn caller() -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(header::AUTHORIZATION, HeaderValue::from_static("Bearer t"));
+        h.insert("traceparent", HeaderValue::from_static("00-abc-def-01"));
+        h.insert(header::CONNECTION, HeaderValue::from_static("close, x-hop"));
+        h.insert("x-hop", HeaderValue::from_static("1"));
+        h.insert(
+            header::TRANSFER_ENCODING,
+            HeaderValue::from_static("chunked"),
+        );
+        h.insert(header::HOST, HeaderValue::from_static("bridge"));
+        h.insert(A2A_VERSION, HeaderValue::from_static("0.3"));
+        h.insert(X_A2A_EXTENSIONS, HeaderValue::from_static("urn:ext"));
+        h
+    }
+
+    #[test]
+    fn end_to_end_headers_pass_and_hop_by_hop_ones_do_not() {
+        let out = toward_upstream(&caller(), Revision::V0_3, false);
+        assert_eq!(out.get(header::AUTHORIZATION).unwrap(), "Bearer t");
+        assert_eq!(out.get("traceparent").unwrap(), "00-abc-def-01");
+        for gone in [
+            "connection",
+            "x-hop",
+            "transfer-encoding",
+            "host",
+            "a2a-version",
+        ] {
+            assert!(out.get(gone).is_none(), "{gone} must not be forwarded");
+        }
+    }
+
+    #[test]
+    fn the_version_and_extension_headers_follow_the_upstream_revision() {
+        let v10 = toward_upstream(&caller(), Revision::V1_0, true);
+        assert_eq!(v10.get(&A2A_VERSION).unwrap(), "1.0");
+        assert_eq!(v10.get(&A2A_EXTENSIONS).unwrap(), "urn:ext");
+        assert!(v10.get(&X_A2A_EXTENSIONS).is_none());
+        assert_eq!(v10.get(header::ACCEPT).unwrap(), "text/event-stream");
+        let v03 = toward_upstream(&caller(), Revision::V0_3, false);
+        assert!(v03.get(&A2A_VERSION).is_none());
+        assert_eq!(v03.get(&X_A2A_EXTENSIONS).unwrap(), "urn:ext");
+        let back = toward_caller(&v10, Revision::V0_3);
+        assert_eq!(back.get(&X_A2A_EXTENSIONS).unwrap(), "urn:ext");
+    }
+}

@@ -1,0 +1,542 @@
+//! The JSON-RPC call path: negotiate, decode, validate, stand in for the upstream where its
+//! revision falls short, forward, translate the answer.
+//!
+//! # What the bridge does on the upstream's behalf (wire diff §7)
+//!
+//! - `ListTasks` toward a 0.3 upstream: 0.3 has no such method, so `UnsupportedOperation`.
+//! - A 1.0 caller's message to a task a 0.3 upstream has finished: 1.0 requires
+//!   `UnsupportedOperation` (§3.1.1), a 0.3 agent answers `InvalidParams` or accepts it; the
+//!   bridge reads the task first and refuses itself.
+//! - `historyLength: 0` from a 1.0 caller means "no history"; 0.3 reads 0 as "all", so the
+//!   parameter is not sent and the bridge removes `history` from the answer.
+//! - A missing `messageId` (ACTS raw steps send none) is minted, as 0.3 requires one.
+//! - Subscriptions and streams: see [`crate::stream`].
+//!
+//! # Errors
+//!
+//! Errors are classified by origin. The caller's mistakes get the JSON-RPC codes for them; an
+//! upstream that answers what its revision does not allow gets `InvalidAgentResponse` (-32006)
+//! naming what was wrong; an upstream that cannot be reached or does not answer in time gets
+//! `InternalError` (-32603) saying so. Every one is written in the caller's revision with the
+//! caller's id, and sent with HTTP 200, as SDK clients read no body of any other status.
+
+use std::sync::Arc;
+
+use bridge_ir::{
+    Call, ErrorCode, GetTaskParams, Method, Reply, RequestId, Revision, RpcError, SendResult,
+    StreamEvent, Task, Translated,
+};
+use bytes::{Bytes, BytesMut};
+use futures_util::StreamExt;
+use http::{HeaderMap, HeaderValue, StatusCode, header};
+
+use crate::bridge::Bridge;
+use crate::card::CachedCard;
+use crate::codec::{EncodeError, JsonRpcCodec};
+use crate::jsonrpc;
+use crate::negotiate;
+use crate::service::{InboundRequest, InboundResponse};
+use crate::upstream::{ByteStream, Deadline, UpstreamError, UpstreamRequest, UpstreamResponse};
+use crate::validate;
+
+/// Why a body could not be collected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CollectError {
+    /// The body is larger than the cap.
+    #[error("the answer exceeds {0} bytes")]
+    TooLarge(usize),
+    /// The body stream failed.
+    #[error(transparent)]
+    Upstream(#[from] UpstreamError),
+}
+
+/// Reads a whole body, refusing one larger than `limit` bytes.
+///
+/// # Errors
+///
+/// [`CollectError`] when the body is over the cap or its stream fails.
+pub async fn collect(mut body: ByteStream, limit: usize) -> Result<Bytes, CollectError> {
+    let mut out = BytesMut::new();
+    while let Some(chunk) = body.next().await {
+        let chunk = chunk?;
+        if out.len() + chunk.len() > limit {
+            return Err(CollectError::TooLarge(limit));
+        }
+        if out.is_empty() {
+            out = BytesMut::from(chunk);
+        } else {
+            out.extend_from_slice(&chunk);
+        }
+    }
+    Ok(out.freeze())
+}
+
+/// Everything one call carries through the pipeline.
+#[derive(Debug, Clone)]
+pub(crate) struct Context {
+    pub id: RequestId,
+    pub caller: Revision,
+    pub method: Method,
+    pub caller_headers: HeaderMap,
+    pub upstream: Revision,
+    pub call_url: String,
+}
+
+/// Answers one JSON-RPC request.
+pub(crate) async fn rpc(bridge: &Arc<Bridge>, request: InboundRequest) -> InboundResponse {
+    let requested = negotiate::requested_version(&request.headers, request.query.as_deref());
+    let fallback = match requested.and_then(Revision::from_version) {
+        Some(Revision::V1_0) => Revision::V1_0,
+        _ => Revision::V0_3,
+    };
+    let envelope = match jsonrpc::parse_request(&request.body) {
+        Ok(envelope) => envelope,
+        Err(refused) => return error_response(bridge, fallback, &refused.id, refused.error),
+    };
+    let negotiated = match negotiate::negotiate(
+        &envelope.method,
+        requested,
+        bridge.settings.negotiation.require_version_header,
+        &bridge.codecs,
+    ) {
+        Ok(negotiated) => negotiated,
+        Err(refusal) => {
+            return error_response(bridge, refusal.answer_in, &envelope.id, refusal.error);
+        }
+    };
+    let caller_codec = bridge.codecs.of(negotiated.revision);
+    let call = match caller_codec.decode_params(
+        negotiated.method,
+        envelope.params.map(|p| p.get().as_bytes()),
+    ) {
+        Ok(call) => call,
+        Err(error) => {
+            return error_response(
+                bridge,
+                negotiated.revision,
+                &envelope.id,
+                RpcError::new(
+                    ErrorCode::InvalidParams,
+                    format!("invalid params for {}: {error}", envelope.method),
+                ),
+            );
+        }
+    };
+    let id = envelope.id;
+    let (upstream, call_url, card) = match bridge.upstream_card().await {
+        Ok(card) => (card.revision, card.call_url.clone(), Some(card)),
+        Err(why) => match bridge.settings.upstream.revision {
+            Some(pinned) => {
+                tracing::warn!(%why, "no upstream card; forwarding unvalidated to the pinned revision");
+                (pinned, bridge.settings.upstream.url.clone(), None)
+            }
+            None => {
+                return error_response(
+                    bridge,
+                    negotiated.revision,
+                    &id,
+                    RpcError::new(
+                        ErrorCode::InternalError,
+                        format!("the upstream agent card could not be read: {why}"),
+                    ),
+                );
+            }
+        },
+    };
+    let context = Context {
+        id,
+        caller: negotiated.revision,
+        method: negotiated.method,
+        caller_headers: request.headers,
+        upstream,
+        call_url,
+    };
+    if let Some(card) = &card
+        && let Err(error) = validate::check_call(
+            &call,
+            &card.card,
+            bridge.settings.validation,
+            context.caller,
+        )
+    {
+        return error_response(bridge, context.caller, &context.id, error);
+    }
+    dispatch(bridge, context, call, card).await
+}
+
+async fn dispatch(
+    bridge: &Arc<Bridge>,
+    context: Context,
+    mut call: Call,
+    card: Option<Arc<CachedCard>>,
+) -> InboundResponse {
+    let toward_0_3 = context.upstream == Revision::V0_3;
+    if toward_0_3 && context.method == Method::ListTasks {
+        return error_response(
+            bridge,
+            context.caller,
+            &context.id,
+            RpcError::new(
+                ErrorCode::UnsupportedOperation,
+                "ListTasks is not available: the upstream agent speaks A2A 0.3, which has no task listing",
+            ),
+        );
+    }
+    if let Call::SendMessage(params) | Call::SendStreamingMessage(params) = &mut call {
+        if params.message.message_id.is_empty() {
+            params.message.message_id = uuid::Uuid::new_v4().to_string();
+        }
+        if toward_0_3
+            && context.caller == Revision::V1_0
+            && let Some(task_id) = params.message.task_id.clone()
+            && let Err(error) = refuse_terminal(bridge, &context, &task_id).await
+        {
+            return error_response(bridge, context.caller, &context.id, error);
+        }
+    }
+    let strip_history = toward_0_3 && requests_no_history(&call);
+    match call {
+        Call::SubscribeToTask(ref params) if toward_0_3 && context.caller == Revision::V1_0 => {
+            let task_id = params.id.clone();
+            match current_task(bridge, &context, &task_id).await {
+                Err(error) => error_response(bridge, context.caller, &context.id, error),
+                Ok(task) if task.status.state.is_terminal() => error_response(
+                    bridge,
+                    context.caller,
+                    &context.id,
+                    terminal_refusal(&task_id, &task),
+                ),
+                Ok(task) => {
+                    crate::stream::open(bridge, context, call, Some(StreamEvent::Task(task))).await
+                }
+            }
+        }
+        Call::SendStreamingMessage(_) | Call::SubscribeToTask(_) => {
+            crate::stream::open(bridge, context, call, None).await
+        }
+        call => {
+            let (outcome, headers) = forward(bridge, &context, call).await;
+            let outcome =
+                outcome.map(|reply| shape_reply(reply, strip_history, bridge, card.as_deref()));
+            respond(bridge, &context, outcome, &headers)
+        }
+    }
+}
+
+/// Whether a 1.0 caller asked for no history (`historyLength: 0`).
+fn requests_no_history(call: &Call) -> bool {
+    match call {
+        Call::GetTask(params) => params.history_length == Some(0),
+        Call::SendMessage(params) => params
+            .configuration
+            .as_ref()
+            .is_some_and(|c| c.history_length == Some(0)),
+        _ => false,
+    }
+}
+
+/// Applies what the bridge does to an answer: history stripped, cards re-presented.
+fn shape_reply(
+    reply: Reply,
+    strip_history: bool,
+    bridge: &Bridge,
+    _card: Option<&CachedCard>,
+) -> Reply {
+    match reply {
+        Reply::Task(mut task) if strip_history => {
+            task.history = None;
+            Reply::Task(task)
+        }
+        Reply::Send(SendResult::Task(mut task)) if strip_history => {
+            task.history = None;
+            Reply::Send(SendResult::Task(task))
+        }
+        Reply::Card(card) => {
+            let presented = crate::card::present(&card, &bridge.settings.public_url);
+            Reply::Card(Box::new(presented.value))
+        }
+        other => other,
+    }
+}
+
+fn terminal_refusal(task_id: &str, task: &Task) -> RpcError {
+    RpcError::new(
+        ErrorCode::UnsupportedOperation,
+        format!(
+            "task {task_id} is in the terminal state {:?} and accepts no further messages or subscriptions",
+            task.status.state
+        ),
+    )
+}
+
+/// Reads a task from the upstream.
+async fn current_task(
+    bridge: &Arc<Bridge>,
+    context: &Context,
+    task_id: &str,
+) -> Result<Task, RpcError> {
+    let call = Call::GetTask(GetTaskParams {
+        id: task_id.to_owned(),
+        history_length: None,
+        metadata: None,
+        tenant: None,
+    });
+    let mut lookup = context.clone();
+    lookup.method = Method::GetTask;
+    match forward(bridge, &lookup, call).await.0? {
+        Reply::Task(task) => Ok(task),
+        other => Err(RpcError::new(
+            ErrorCode::InvalidAgentResponse,
+            format!("the upstream answered tasks/get with {other:?} instead of a task"),
+        )),
+    }
+}
+
+/// Refuses a message to a task the upstream has finished.
+async fn refuse_terminal(
+    bridge: &Arc<Bridge>,
+    context: &Context,
+    task_id: &str,
+) -> Result<(), RpcError> {
+    let task = current_task(bridge, context, task_id).await?;
+    if task.status.state.is_terminal() {
+        return Err(terminal_refusal(task_id, &task));
+    }
+    Ok(())
+}
+
+/// Encodes `call` for the upstream and sends it, returning the upstream response head and body.
+pub(crate) async fn send(
+    bridge: &Bridge,
+    context: &Context,
+    call: Call,
+    deadline: Deadline,
+) -> Result<UpstreamResponse, RpcError> {
+    let codec = bridge.codecs.of(context.upstream);
+    let method = call.method();
+    let Some(name) = codec.method_name(method) else {
+        return Err(unsupported(context.upstream, method));
+    };
+    let params = match codec.encode_params(call) {
+        Ok(params) => params,
+        Err(EncodeError::MethodUnsupported { .. }) => {
+            return Err(unsupported(context.upstream, method));
+        }
+        Err(EncodeError::Unrepresentable(why)) => {
+            return Err(RpcError::new(ErrorCode::InvalidParams, why));
+        }
+    };
+    observe(bridge, context.caller, context.upstream, &params);
+    let body = jsonrpc::write_request(&context.id, name, &params.value);
+    let streaming = matches!(deadline, Deadline::Stream { .. });
+    let headers =
+        crate::headers::toward_upstream(&context.caller_headers, context.upstream, streaming);
+    bridge
+        .upstream
+        .send(UpstreamRequest {
+            method: http::Method::POST,
+            url: context.call_url.clone(),
+            headers,
+            body: Bytes::from(body),
+            deadline,
+        })
+        .await
+        .map_err(|e| upstream_failure(&e))
+}
+
+fn unsupported(revision: Revision, method: Method) -> RpcError {
+    RpcError::new(
+        ErrorCode::UnsupportedOperation,
+        format!(
+            "the upstream agent speaks A2A {revision}, which has no {} operation",
+            method.label()
+        ),
+    )
+}
+
+/// The error a caller gets when the upstream could not be reached or did not answer in time.
+pub(crate) fn upstream_failure(error: &UpstreamError) -> RpcError {
+    RpcError::new(ErrorCode::InternalError, error.to_string())
+}
+
+/// Sends a unary call and reads its answer with the upstream's codec.
+pub(crate) async fn forward(
+    bridge: &Bridge,
+    context: &Context,
+    call: Call,
+) -> (Result<Reply, RpcError>, HeaderMap) {
+    let method = call.method();
+    let response = match send(
+        bridge,
+        context,
+        call,
+        Deadline::Total(bridge.settings.timeouts.unary),
+    )
+    .await
+    {
+        Ok(response) => response,
+        Err(error) => return (Err(error), HeaderMap::new()),
+    };
+    let headers = response.headers;
+    let status = response.status;
+    let body = match collect(response.body, bridge.settings.limits.upstream_body).await {
+        Ok(body) => body,
+        Err(CollectError::TooLarge(limit)) => {
+            return (
+                Err(RpcError::new(
+                    ErrorCode::InvalidAgentResponse,
+                    format!("the upstream answer exceeds the {limit}-byte limit"),
+                )),
+                headers,
+            );
+        }
+        Err(CollectError::Upstream(error)) => return (Err(upstream_failure(&error)), headers),
+    };
+    let outcome = read_answer(
+        bridge.codecs.of(context.upstream).as_ref(),
+        context,
+        method,
+        status,
+        &headers,
+        &body,
+    );
+    (outcome, headers)
+}
+
+/// Reads a unary upstream answer.
+pub(crate) fn read_answer(
+    codec: &dyn JsonRpcCodec,
+    context: &Context,
+    method: Method,
+    status: StatusCode,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<Reply, RpcError> {
+    let invalid = |why: String| RpcError::new(ErrorCode::InvalidAgentResponse, why);
+    if status.is_redirection() {
+        let location = headers
+            .get(header::LOCATION)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("nowhere");
+        return Err(invalid(format!(
+            "the upstream answered HTTP {status} redirecting to {location}; the bridge does not follow redirects"
+        )));
+    }
+    let envelope = jsonrpc::parse_response(body).map_err(|why| {
+        let content_type = headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("no content type");
+        if status.is_success() {
+            invalid(format!("the upstream answer is not valid JSON-RPC: {why}"))
+        } else {
+            invalid(format!(
+                "the upstream answered HTTP {status} ({content_type}), not a JSON-RPC response"
+            ))
+        }
+    })?;
+    if envelope.id != context.id {
+        return Err(invalid(format!(
+            "the upstream answered with id {:?} a request sent with id {:?}",
+            envelope.id, context.id
+        )));
+    }
+    match envelope.outcome {
+        Err(error) => Err(codec.decode_error(error.get().as_bytes()).map_err(|e| {
+            invalid(format!(
+                "the upstream error is not a valid A2A {} error: {e}",
+                context.upstream
+            ))
+        })?),
+        Ok(result) => codec
+            .decode_result(method, result.get().as_bytes())
+            .map_err(|e| {
+                invalid(format!(
+                    "the upstream answer to {} is not a valid A2A {} result: {e}",
+                    codec.method_name(method).unwrap_or(method.label()),
+                    context.upstream
+                ))
+            }),
+    }
+}
+
+fn observe<T>(bridge: &Bridge, from: Revision, to: Revision, translated: &Translated<T>) {
+    if !translated.losses.is_empty() {
+        bridge.losses.observe(from, to, &translated.losses);
+    }
+}
+
+/// Encodes an outcome in the caller's revision as a JSON-RPC response body.
+pub(crate) fn encode_outcome(
+    bridge: &Bridge,
+    context: &Context,
+    outcome: Result<Reply, RpcError>,
+) -> Vec<u8> {
+    let codec = bridge.codecs.of(context.caller);
+    match outcome {
+        Ok(reply) => match codec.encode_result(context.method, reply) {
+            Ok(result) => {
+                observe(bridge, context.upstream, context.caller, &result);
+                jsonrpc::write_result(&context.id, &result.value)
+            }
+            Err(error) => encode_error(
+                bridge,
+                context.caller,
+                &context.id,
+                RpcError::new(
+                    ErrorCode::InvalidAgentResponse,
+                    format!(
+                        "the upstream answer cannot be written in A2A {}: {error}",
+                        context.caller
+                    ),
+                ),
+            ),
+        },
+        Err(error) => encode_error(bridge, context.caller, &context.id, error),
+    }
+}
+
+/// Writes an error in `revision` as a JSON-RPC response body.
+pub(crate) fn encode_error(
+    bridge: &Bridge,
+    revision: Revision,
+    id: &RequestId,
+    error: RpcError,
+) -> Vec<u8> {
+    let encoded = bridge.codecs.of(revision).encode_error(error);
+    observe(bridge, Revision::V1_0, revision, &encoded);
+    jsonrpc::write_error(id, &encoded.value)
+}
+
+fn respond(
+    bridge: &Bridge,
+    context: &Context,
+    outcome: Result<Reply, RpcError>,
+    upstream_headers: &HeaderMap,
+) -> InboundResponse {
+    let body = encode_outcome(bridge, context, outcome);
+    let mut response = json_response(body);
+    let extra = crate::headers::toward_caller(upstream_headers, context.caller);
+    response.headers_mut().extend(extra);
+    InboundResponse::Full(response)
+}
+
+/// An HTTP 200 JSON response.
+pub(crate) fn json_response(body: Vec<u8>) -> http::Response<Bytes> {
+    let mut response = http::Response::new(Bytes::from(body));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// An error answer in `revision`, HTTP 200.
+pub(crate) fn error_response(
+    bridge: &Bridge,
+    revision: Revision,
+    id: &RequestId,
+    error: RpcError,
+) -> InboundResponse {
+    InboundResponse::Full(json_response(encode_error(bridge, revision, id, error)))
+}

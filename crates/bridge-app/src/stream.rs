@@ -1,0 +1,319 @@
+//! Streams: SSE translated event by event as it arrives, never collected.
+//!
+//! The upstream body is split into events as chunks arrive ([`crate::sse::SseSplitter`]); each
+//! event is decoded with the upstream's codec, adjusted, encoded with the caller's, and sent as
+//! one SSE frame carrying the caller's request id. Nothing is buffered beyond the event being
+//! read, so the first event reaches the caller before the agent has finished.
+//!
+//! # Where the revisions differ (wire diff §3.7, §3.8, §7.3, §7.4)
+//!
+//! - A 1.0 task stream must begin with the Task. A 0.3 agent may begin with a status or
+//!   artifact update; the bridge then sends a Task built from that event first.
+//! - A 1.0 `SubscribeToTask` must send the current Task first and refuse a terminal task. A 0.3
+//!   agent's `tasks/resubscribe` does neither, so the pipeline reads the task first and hands
+//!   the snapshot here; a Task the upstream repeats at the start is not sent twice.
+//! - 0.3 marks the last event `final`; the 0.3 codec synthesises it for events from a 1.0
+//!   agent. The stream ends after the event that ends it (terminal or interrupted state, a
+//!   message, or `final`), and the upstream stream is dropped there.
+//! - An upstream that closes before such an event, fails, goes quiet past the idle timeout, or
+//!   sends an event that does not decode, ends the caller's stream with a JSON-RPC error event in
+//!   the caller's revision: once the SSE head is out, an event is the only way left to say so.
+//!
+//! When the caller goes away the server drops this stream, which drops the upstream body and so
+//! cancels the upstream request.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use bridge_ir::{Call, ErrorCode, Revision, RpcError, StreamEvent, Task, TaskState, TaskStatus};
+use bytes::Bytes;
+use futures_util::StreamExt;
+use http::{HeaderValue, StatusCode, header};
+
+use crate::bridge::Bridge;
+use crate::jsonrpc;
+use crate::pipeline::{self, Context};
+use crate::service::InboundResponse;
+use crate::sse::{self, SseSplitter};
+use crate::upstream::{ByteStream, Deadline};
+
+/// Opens the upstream stream for `call` and answers with the translated stream, or with a
+/// plain JSON-RPC error when the upstream refuses before streaming.
+pub(crate) async fn open(
+    bridge: &Arc<Bridge>,
+    context: Context,
+    call: Call,
+    snapshot: Option<StreamEvent>,
+) -> InboundResponse {
+    let method = call.method();
+    let deadline = Deadline::Stream {
+        head: bridge.settings.timeouts.stream_head,
+        idle: bridge.settings.timeouts.stream_idle,
+    };
+    let response = match pipeline::send(bridge, &context, call, deadline).await {
+        Ok(response) => response,
+        Err(error) => return pipeline::error_response(bridge, context.caller, &context.id, error),
+    };
+    let is_sse = response
+        .headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim_start().starts_with("text/event-stream"));
+    if !is_sse || !response.status.is_success() {
+        // An error before the stream started: answer it as a unary JSON-RPC error.
+        let body = pipeline::collect(response.body, bridge.settings.limits.upstream_body).await;
+        let outcome = match body {
+            Ok(body) => match pipeline::read_answer(
+                bridge.codecs.of(context.upstream).as_ref(),
+                &context,
+                method,
+                response.status,
+                &response.headers,
+                &body,
+            ) {
+                Err(error) => Err(error),
+                Ok(_) => Err(RpcError::new(
+                    ErrorCode::InvalidAgentResponse,
+                    "the upstream answered a streaming call with a single result instead of an SSE stream",
+                )),
+            },
+            Err(error) => Err(RpcError::new(
+                ErrorCode::InvalidAgentResponse,
+                error.to_string(),
+            )),
+        };
+        let body = pipeline::encode_outcome(bridge, &context, outcome);
+        return InboundResponse::Full(pipeline::json_response(body));
+    }
+    let extensions = crate::headers::toward_caller(&response.headers, context.caller);
+    let mut translator = Translator {
+        bridge: Arc::clone(bridge),
+        task_first: context.caller == Revision::V1_0
+            && context.upstream == Revision::V0_3
+            && method == bridge_ir::Method::SendStreamingMessage,
+        skip_repeated_task: snapshot.is_some(),
+        sent_any: false,
+        ended: false,
+        context,
+    };
+    let mut pending = VecDeque::new();
+    if let Some(event) = snapshot {
+        pending.extend(translator.event(event));
+    }
+    let state = State {
+        body: Some(response.body),
+        splitter: SseSplitter::new(bridge.settings.limits.sse_event),
+        pending,
+        translator,
+    };
+    let frames = futures_util::stream::unfold(state, State::next);
+    let mut head = http::Response::new(());
+    *head.status_mut() = StatusCode::OK;
+    let headers = head.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    headers.extend(extensions);
+    let (head, ()) = head.into_parts();
+    InboundResponse::Stream {
+        head,
+        frames: Box::pin(frames),
+    }
+}
+
+/// Turns upstream events into caller frames.
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "four independent facts about one stream's progress, each read in one place"
+)]
+struct Translator {
+    bridge: Arc<Bridge>,
+    context: Context,
+    /// A 1.0 caller of a 0.3 agent must see a Task first.
+    task_first: bool,
+    /// A snapshot was sent already; a Task repeated at the start is dropped.
+    skip_repeated_task: bool,
+    sent_any: bool,
+    ended: bool,
+}
+
+impl Translator {
+    fn frame_result(&self, result: &[u8]) -> Bytes {
+        sse::frame(&jsonrpc::write_result(&self.context.id, result))
+    }
+
+    /// The frames for one upstream event.
+    fn event(&mut self, event: StreamEvent) -> Vec<Bytes> {
+        let mut frames = Vec::with_capacity(1);
+        if self.skip_repeated_task && self.sent_any {
+            self.skip_repeated_task = false;
+            if matches!(event, StreamEvent::Task(_)) {
+                return frames;
+            }
+        }
+        if self.task_first
+            && !self.sent_any
+            && let Some(task) = task_from(&event)
+        {
+            frames.push(self.encode(StreamEvent::Task(task)));
+        }
+        let ends = event.ends_stream();
+        frames.push(self.encode(event));
+        if ends {
+            self.ended = true;
+        }
+        frames
+    }
+
+    fn encode(&mut self, event: StreamEvent) -> Bytes {
+        self.sent_any = true;
+        let encoded = self
+            .bridge
+            .codecs
+            .of(self.context.caller)
+            .encode_event(event);
+        if !encoded.losses.is_empty() {
+            self.bridge
+                .losses
+                .observe(self.context.upstream, self.context.caller, &encoded.losses);
+        }
+        self.frame_result(&encoded.value)
+    }
+
+    /// The frame that ends the stream with an error.
+    fn error(&mut self, error: RpcError) -> Bytes {
+        self.ended = true;
+        let body =
+            pipeline::encode_error(&self.bridge, self.context.caller, &self.context.id, error);
+        sse::frame(&body)
+    }
+
+    /// The frames for one upstream SSE event's data.
+    fn data(&mut self, data: &[u8]) -> Vec<Bytes> {
+        let codec = Arc::clone(self.bridge.codecs.of(self.context.upstream));
+        let invalid = |why: String| RpcError::new(ErrorCode::InvalidAgentResponse, why);
+        let envelope = match jsonrpc::parse_response(data) {
+            Ok(envelope) => envelope,
+            Err(why) => {
+                return vec![self.error(invalid(format!(
+                    "an upstream stream event is not valid JSON-RPC: {why}"
+                )))];
+            }
+        };
+        if envelope.id != self.context.id {
+            return vec![self.error(invalid(format!(
+                "an upstream stream event carries id {:?}, not the request's {:?}",
+                envelope.id, self.context.id
+            )))];
+        }
+        match envelope.outcome {
+            Err(error) => {
+                let error = codec
+                    .decode_error(error.get().as_bytes())
+                    .unwrap_or_else(|e| {
+                        invalid(format!(
+                            "an upstream stream error is not a valid A2A {} error: {e}",
+                            self.context.upstream
+                        ))
+                    });
+                vec![self.error(error)]
+            }
+            Ok(result) => match codec.decode_event(result.get().as_bytes()) {
+                Ok(event) => self.event(event),
+                Err(e) => vec![self.error(invalid(format!(
+                    "an upstream stream event is not a valid A2A {} event: {e}",
+                    self.context.upstream
+                )))],
+            },
+        }
+    }
+}
+
+/// The Task a 1.0 stream must begin with, built from a 0.3 agent's first event when that event
+/// is not already a Task or a Message.
+fn task_from(event: &StreamEvent) -> Option<Task> {
+    let (id, context_id, status) = match event {
+        StreamEvent::Task(_) | StreamEvent::Message(_) => return None,
+        StreamEvent::StatusUpdate(update) => (
+            update.task_id.clone(),
+            update.context_id.clone(),
+            update.status.clone(),
+        ),
+        StreamEvent::ArtifactUpdate(update) => (
+            update.task_id.clone(),
+            update.context_id.clone(),
+            TaskStatus::new(TaskState::Submitted),
+        ),
+    };
+    Some(Task {
+        id,
+        context_id: Some(context_id).filter(|c| !c.is_empty()),
+        status,
+        artifacts: None,
+        history: None,
+        metadata: None,
+    })
+}
+
+struct State {
+    body: Option<ByteStream>,
+    splitter: SseSplitter,
+    pending: VecDeque<Bytes>,
+    translator: Translator,
+}
+
+impl State {
+    async fn next(mut self) -> Option<(Bytes, Self)> {
+        loop {
+            if let Some(frame) = self.pending.pop_front() {
+                return Some((frame, self));
+            }
+            if self.translator.ended {
+                // Dropping the body here cancels the upstream request.
+                self.body = None;
+                return None;
+            }
+            let body = self.body.as_mut()?;
+            match body.next().await {
+                None => {
+                    self.body = None;
+                    let frame = self.translator.error(RpcError::new(
+                        ErrorCode::InvalidAgentResponse,
+                        "the upstream closed the stream before the task reached a terminal or interrupted state",
+                    ));
+                    return Some((frame, self));
+                }
+                Some(Err(error)) => {
+                    self.body = None;
+                    let frame = self.translator.error(pipeline::upstream_failure(&error));
+                    return Some((frame, self));
+                }
+                Some(Ok(chunk)) => match self.splitter.push(&chunk) {
+                    Ok(events) => {
+                        for event in events {
+                            let frames = self.translator.data(&event.data);
+                            self.pending.extend(frames);
+                            if self.translator.ended {
+                                break;
+                            }
+                        }
+                    }
+                    Err(too_large) => {
+                        self.body = None;
+                        let frame = self.translator.error(RpcError::new(
+                            ErrorCode::InvalidAgentResponse,
+                            format!(
+                                "an upstream stream event exceeds the {}-byte limit",
+                                too_large.limit
+                            ),
+                        ));
+                        return Some((frame, self));
+                    }
+                },
+            }
+        }
+    }
+}
