@@ -1,1 +1,243 @@
-//! placeholder
+//! The A2A 1.0 wire codec for the JSON-RPC binding.
+//!
+//! [`V10JsonRpc`] turns the 1.0 fragments of a JSON-RPC message (method name, `params`,
+//! `result`, one SSE event's `result`, `error`, the agent card) into the IR and back. 1.0
+//! objects are `ProtoJSON` of the `lf.a2a.v1` proto (A2A 1.0 §5.5): lowerCamelCase members,
+//! `ROLE_*`/`TASK_STATE_*` enums, oneofs told apart by which member is present, and results
+//! wrapped (`{"task": …}`, `StreamResponse`).
+//!
+//! # Why decoding is strict about 0.3 shapes and lax about everything else
+//!
+//! The 1.0 SDKs ignore unknown members, so the codec does too: a hybrid agent card or an
+//! extra field decodes. But a 0.3-shaped value must never decode into an empty one (a part
+//! with no content, a `"user"` role read as unspecified): those are refused, naming the field,
+//! because the bridge is where a client speaking the wrong revision would otherwise lose data
+//! without anyone noticing.
+//!
+//! # Why encoding reports losses
+//!
+//! The IR is a superset of both revisions, so decoding loses nothing and every loss is found
+//! here, when the IR says something 1.0 cannot (a 0.3 `final` flag that disagrees with the
+//! state, `metadata` on a read, several OAuth flows). Each is a [`bridge_ir::Loss`] with the
+//! dotted path of the member in the 1.0 document. Normalisations that change the spelling but
+//! not the meaning (an offset timestamp converted to `Z`, an empty `contextId` omitted) are not
+//! losses.
+//!
+//! The codec does no I/O; every entry point is a pure function of its bytes or its IR value.
+
+mod method;
+mod path;
+mod wire;
+
+use bridge_app::codec::{DecodeError, EncodeError, JsonRpcCodec};
+use bridge_ir::{
+    AgentCard, Call, ListPushConfigsResult, Method, Reply, Revision, RpcError, StreamEvent,
+    Translated,
+};
+use serde::Deserialize;
+
+use crate::path::{Losses, Path, decode, to_bytes};
+use crate::wire::card::{CardIn, CardOut};
+use crate::wire::error::{ErrorIn, ErrorOut};
+use crate::wire::params::{decode_params, encode_params};
+use crate::wire::push::{PushConfigIn, PushConfigOut};
+use crate::wire::task::{
+    ListTasksIn, ListTasksOut, SendResponseIn, SendResponseOut, StreamResponseIn,
+    StreamResponseOut, TaskIn, TaskOut,
+};
+
+/// The A2A 1.0 JSON-RPC codec.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct V10JsonRpc;
+
+/// `ListTaskPushNotificationConfigsResponse` as decoded.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PushListIn {
+    configs: Option<Vec<PushConfigIn>>,
+    #[serde(alias = "next_page_token")]
+    next_page_token: Option<String>,
+}
+
+/// `ListTaskPushNotificationConfigsResponse` as encoded.
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PushListOut {
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    configs: Vec<PushConfigOut>,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    next_page_token: String,
+}
+
+/// The `result` of `DeleteTaskPushNotificationConfig`: JSON-RPC `null`, or the `ProtoJSON` of
+/// `google.protobuf.Empty` (`{}`) that the REST binding writes.
+#[derive(Debug, Deserialize)]
+struct EmptyIn {}
+
+impl JsonRpcCodec for V10JsonRpc {
+    fn revision(&self) -> Revision {
+        Revision::V1_0
+    }
+
+    fn method_name(&self, method: Method) -> Option<&'static str> {
+        Some(method::name(method))
+    }
+
+    fn method_from_name(&self, name: &str) -> Option<Method> {
+        method::from_name(name)
+    }
+
+    fn decode_params(&self, method: Method, params: Option<&[u8]>) -> Result<Call, DecodeError> {
+        decode_params(method, params)
+    }
+
+    fn encode_params(&self, call: Call) -> Result<Translated<Vec<u8>>, EncodeError> {
+        let mut losses = Losses::default();
+        let out = encode_params(call, &mut losses);
+        Ok(translated(&out, losses))
+    }
+
+    fn decode_result(&self, method: Method, result: &[u8]) -> Result<Reply, DecodeError> {
+        let root = "result";
+        Ok(match method {
+            Method::SendMessage => Reply::Send(
+                decode::<SendResponseIn>(result, root)?
+                    .into_result()
+                    .map_err(|e| DecodeError::new(format!("{root}: {e}")))?,
+            ),
+            Method::SendStreamingMessage | Method::SubscribeToTask => {
+                Reply::Event(self.decode_event(result)?)
+            }
+            Method::GetTask | Method::CancelTask => {
+                Reply::Task(decode::<TaskIn>(result, root)?.into())
+            }
+            Method::ListTasks => Reply::Tasks(decode::<ListTasksIn>(result, root)?.into()),
+            Method::CreatePushConfig | Method::GetPushConfig => {
+                Reply::PushConfig(decode::<PushConfigIn>(result, root)?.into())
+            }
+            Method::ListPushConfigs => {
+                let wire: PushListIn = decode(result, root)?;
+                Reply::PushConfigs(ListPushConfigsResult {
+                    configs: wire
+                        .configs
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(Into::into)
+                        .collect(),
+                    next_page_token: Some(wire.next_page_token.unwrap_or_default()),
+                })
+            }
+            Method::DeletePushConfig => {
+                if !result.trim_ascii().eq(b"null") {
+                    decode::<EmptyIn>(result, root)?;
+                }
+                Reply::Empty
+            }
+            Method::GetExtendedCard => Reply::Card(Box::new(self.decode_card(result)?)),
+        })
+    }
+
+    fn encode_result(
+        &self,
+        method: Method,
+        reply: Reply,
+    ) -> Result<Translated<Vec<u8>>, EncodeError> {
+        let mut losses = Losses::default();
+        let root = Path::Root;
+        let bytes = match (method, reply) {
+            (Method::SendMessage, Reply::Send(result)) => {
+                to_bytes(&SendResponseOut::from_ir(result, &mut losses))
+            }
+            (Method::SendStreamingMessage | Method::SubscribeToTask, Reply::Event(event)) => {
+                return Ok(self.encode_event(event));
+            }
+            (Method::GetTask | Method::CancelTask, Reply::Task(task)) => {
+                to_bytes(&TaskOut::from_ir(task, &root, &mut losses))
+            }
+            (Method::ListTasks, Reply::Tasks(result)) => {
+                to_bytes(&ListTasksOut::from_ir(result, &mut losses))
+            }
+            (Method::CreatePushConfig | Method::GetPushConfig, Reply::PushConfig(config)) => {
+                to_bytes(&PushConfigOut::from_ir(config, &root, &mut losses))
+            }
+            (Method::ListPushConfigs, Reply::PushConfigs(result)) => {
+                let configs_at = root.field("configs");
+                to_bytes(&PushListOut {
+                    configs: result
+                        .configs
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, c)| PushConfigOut::from_ir(c, &configs_at.index(i), &mut losses))
+                        .collect(),
+                    next_page_token: result.next_page_token.unwrap_or_default(),
+                })
+            }
+            (Method::DeletePushConfig, Reply::Empty) => b"null".to_vec(),
+            (Method::GetExtendedCard, Reply::Card(card)) => return self.encode_card(*card),
+            (method, reply) => {
+                return Err(EncodeError::Unrepresentable(format!(
+                    "a {} reply is not a result of {}",
+                    reply_kind(&reply),
+                    method::name(method)
+                )));
+            }
+        };
+        Ok(Translated {
+            value: bytes,
+            losses: losses.into_vec(),
+        })
+    }
+
+    fn decode_event(&self, result: &[u8]) -> Result<StreamEvent, DecodeError> {
+        decode::<StreamResponseIn>(result, "result")?
+            .into_event()
+            .map_err(|e| DecodeError::new(format!("result: {e}")))
+    }
+
+    fn encode_event(&self, event: StreamEvent) -> Translated<Vec<u8>> {
+        let mut losses = Losses::default();
+        let out = StreamResponseOut::from_ir(event, &mut losses);
+        translated(&out, losses)
+    }
+
+    fn decode_error(&self, error: &[u8]) -> Result<RpcError, DecodeError> {
+        Ok(decode::<ErrorIn>(error, "error")?.into())
+    }
+
+    fn encode_error(&self, error: RpcError) -> Translated<Vec<u8>> {
+        let mut losses = Losses::default();
+        let out = ErrorOut::from_ir(error, &mut losses);
+        translated(&out, losses)
+    }
+
+    fn decode_card(&self, card: &[u8]) -> Result<AgentCard, DecodeError> {
+        Ok(decode::<CardIn>(card, "card")?.into())
+    }
+
+    fn encode_card(&self, card: AgentCard) -> Result<Translated<Vec<u8>>, EncodeError> {
+        let mut losses = Losses::default();
+        let out = CardOut::from_ir(card, &mut losses);
+        Ok(translated(&out, losses))
+    }
+}
+
+fn translated<T: serde::Serialize>(out: &T, losses: Losses) -> Translated<Vec<u8>> {
+    Translated {
+        value: to_bytes(out),
+        losses: losses.into_vec(),
+    }
+}
+
+/// What a reply is, for the error naming a reply that does not fit its method.
+const fn reply_kind(reply: &Reply) -> &'static str {
+    match reply {
+        Reply::Send(_) => "send result",
+        Reply::Task(_) => "task",
+        Reply::Tasks(_) => "task list",
+        Reply::PushConfig(_) => "push config",
+        Reply::PushConfigs(_) => "push config list",
+        Reply::Empty => "empty",
+        Reply::Card(_) => "card",
+        Reply::Event(_) => "stream event",
+    }
+}

@@ -1,0 +1,553 @@
+//! `bridge.toml`: the file form of the configuration, its defaults, and its translation into the
+//! values each part of the bridge is configured by.
+//!
+//! # Why unknown keys are errors
+//!
+//! Every table denies unknown fields: a misspelt key (`keepalive_intervall`) would otherwise be
+//! ignored silently and its default used, which an operator only finds out about in production.
+//! A parse error names the file, the line and the column, from the span toml reports.
+//!
+//! # Units
+//!
+//! Durations are strings with a unit (`"30s"`, `"5m"`, `"250ms"`, `"1h 30m"`); sizes are a
+//! number of bytes or a string with a binary unit (`"4MiB"`, `"64KiB"`).
+//!
+//! Every key and its default is listed in `docs/configuration.md`.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use bridge_app::settings::{Limits, Negotiation, Timeouts, UpstreamSettings, Validation};
+use bridge_app::Settings;
+use bridge_ir::Revision;
+use bridge_server::ServerConfig;
+use bridge_upstream::ClientSettings;
+use serde::{Deserialize, Deserializer};
+
+/// The whole file.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// The address the bridge listens on.
+    #[serde(default = "default_listen")]
+    pub listen: SocketAddr,
+    /// The base URL the bridge advertises in the cards it serves; `http://<listen>` by default.
+    #[serde(default)]
+    pub public_url: Option<String>,
+    /// The agent behind the bridge.
+    #[serde(default)]
+    pub upstream: UpstreamSection,
+    /// Version negotiation.
+    #[serde(default)]
+    pub negotiation: NegotiationSection,
+    /// Checks against the upstream card.
+    #[serde(default)]
+    pub validation: ValidationSection,
+    /// Size limits.
+    #[serde(default)]
+    pub limits: LimitsSection,
+    /// Deadlines.
+    #[serde(default)]
+    pub timeouts: TimeoutsSection,
+    /// The inbound server.
+    #[serde(default)]
+    pub server: ServerSection,
+    /// The built-in demo agent.
+    #[serde(default)]
+    pub demo: DemoSection,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            listen: default_listen(),
+            public_url: None,
+            upstream: UpstreamSection::default(),
+            negotiation: NegotiationSection::default(),
+            validation: ValidationSection::default(),
+            limits: LimitsSection::default(),
+            timeouts: TimeoutsSection::default(),
+            server: ServerSection::default(),
+            demo: DemoSection::default(),
+        }
+    }
+}
+
+fn default_listen() -> SocketAddr {
+    SocketAddr::from(([127, 0, 0, 1], 8080))
+}
+
+/// `[upstream]`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct UpstreamSection {
+    /// The agent's base URL. Required.
+    pub url: Option<String>,
+    /// Where its card is, when not at `<url>/.well-known/agent-card.json`.
+    pub card_url: Option<String>,
+    /// The agent's revision.
+    pub revision: RevisionChoice,
+    /// How often the card is re-read when its `Cache-Control` gives no `max-age`.
+    #[serde(deserialize_with = "duration")]
+    pub card_refresh: Duration,
+    /// How long an idle pooled connection to the agent is kept.
+    #[serde(deserialize_with = "duration")]
+    pub pool_idle_timeout: Duration,
+    /// A PEM file of extra CA certificates to trust for the agent's TLS.
+    pub ca_file: Option<PathBuf>,
+}
+
+impl Default for UpstreamSection {
+    fn default() -> Self {
+        Self {
+            url: None,
+            card_url: None,
+            revision: RevisionChoice::Auto,
+            card_refresh: Duration::from_secs(300),
+            pool_idle_timeout: ClientSettings::default().pool_idle_timeout,
+            ca_file: None,
+        }
+    }
+}
+
+/// `revision = "auto" | "0.3" | "1.0"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+pub enum RevisionChoice {
+    /// Read the revision from the agent's card.
+    #[default]
+    #[serde(rename = "auto")]
+    Auto,
+    /// The agent speaks 0.3.
+    #[serde(rename = "0.3")]
+    V0_3,
+    /// The agent speaks 1.0.
+    #[serde(rename = "1.0")]
+    V1_0,
+}
+
+/// `[negotiation]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NegotiationSection {
+    /// Refuse 1.0 methods that arrive without `A2A-Version`.
+    pub require_version_header: bool,
+}
+
+/// `[validation]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "each flag is an independent operator switch"
+)]
+pub struct ValidationSection {
+    /// Refuse parts whose media type the card does not declare.
+    pub input_modes: bool,
+    /// Refuse streaming calls to an agent whose card says it cannot stream.
+    pub streaming: bool,
+    /// Refuse push-config calls to an agent whose card does not declare push notifications.
+    pub push_notifications: bool,
+    /// Refuse the extended card when the card does not declare one.
+    pub extended_card: bool,
+}
+
+impl Default for ValidationSection {
+    fn default() -> Self {
+        let defaults = Validation::default();
+        Self {
+            input_modes: defaults.input_modes,
+            streaming: defaults.streaming,
+            push_notifications: defaults.push_notifications,
+            extended_card: defaults.extended_card,
+        }
+    }
+}
+
+/// `[limits]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LimitsSection {
+    /// An inbound request body.
+    #[serde(deserialize_with = "size")]
+    pub inbound_body: usize,
+    /// A unary answer from the agent.
+    #[serde(deserialize_with = "size")]
+    pub upstream_body: usize,
+    /// One SSE event from the agent.
+    #[serde(deserialize_with = "size")]
+    pub sse_event: usize,
+    /// The agent's card.
+    #[serde(deserialize_with = "size")]
+    pub card: usize,
+    /// An inbound request head (request line and headers); at least 8 KiB.
+    #[serde(deserialize_with = "size")]
+    pub header_size: usize,
+    /// Inbound connections served at once.
+    pub connections: usize,
+}
+
+impl Default for LimitsSection {
+    fn default() -> Self {
+        let app = Limits::default();
+        let server = ServerConfig::default();
+        Self {
+            inbound_body: server.max_body,
+            upstream_body: app.upstream_body,
+            sse_event: app.sse_event,
+            card: app.card,
+            header_size: server.max_header_size,
+            connections: server.max_connections,
+        }
+    }
+}
+
+/// `[timeouts]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TimeoutsSection {
+    /// A whole unary exchange with the agent, body included.
+    #[serde(deserialize_with = "duration")]
+    pub unary: Duration,
+    /// Time to the head of a streamed answer.
+    #[serde(deserialize_with = "duration")]
+    pub stream_head: Duration,
+    /// Longest quiet gap inside a streamed answer.
+    #[serde(deserialize_with = "duration")]
+    pub stream_idle: Duration,
+    /// Establishing a connection to the agent.
+    #[serde(deserialize_with = "duration")]
+    pub connect: Duration,
+    /// Time a client has to send a complete request head.
+    #[serde(deserialize_with = "duration")]
+    pub header_read: Duration,
+}
+
+impl Default for TimeoutsSection {
+    fn default() -> Self {
+        let app = Timeouts::default();
+        Self {
+            unary: app.unary,
+            stream_head: app.stream_head,
+            stream_idle: app.stream_idle,
+            connect: ClientSettings::default().connect_timeout,
+            header_read: ServerConfig::default().header_read_timeout,
+        }
+    }
+}
+
+/// `[server]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ServerSection {
+    /// Quiet time on a stream before a keep-alive comment is sent.
+    #[serde(deserialize_with = "duration")]
+    pub keepalive_interval: Duration,
+    /// How long in-flight requests may run after SIGTERM.
+    #[serde(deserialize_with = "duration")]
+    pub shutdown_grace: Duration,
+}
+
+impl Default for ServerSection {
+    fn default() -> Self {
+        let server = ServerConfig::default();
+        Self {
+            keepalive_interval: server.keepalive_interval,
+            shutdown_grace: server.shutdown_grace,
+        }
+    }
+}
+
+/// `[demo]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DemoSection {
+    /// Run the built-in 0.3 demo agent in the same process.
+    pub enabled: bool,
+    /// Where it listens.
+    pub listen: SocketAddr,
+}
+
+impl Default for DemoSection {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            listen: SocketAddr::from(([127, 0, 0, 1], 9999)),
+        }
+    }
+}
+
+/// Why a configuration could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("{path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML, or a value is wrong.
+    #[error("{path}:{line}:{column}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// The values parse but do not make a usable configuration.
+    #[error("{origin}: {message}")]
+    Invalid {
+        /// The file, or "command line".
+        origin: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl Config {
+    /// Reads and parses `path`.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::Read`] when the file cannot be read, [`ConfigError::Parse`] (with line and
+    /// column) when it does not parse.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        Self::parse(path, &text)
+    }
+
+    /// Parses `text`, reporting errors against `path`.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::Parse`] naming the line and column of the offending value.
+    pub fn parse(path: &Path, text: &str) -> Result<Self, ConfigError> {
+        toml::from_str(text).map_err(|error| {
+            let offset = error.span().map_or(0, |span| span.start);
+            let (line, column) = line_and_column(text, offset);
+            ConfigError::Parse {
+                path: path.to_owned(),
+                line,
+                column,
+                message: error.message().trim().to_owned(),
+            }
+        })
+    }
+
+    /// The values each part of the bridge runs with.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::Invalid`] when `upstream.url` is missing; `origin` names where the
+    /// configuration came from.
+    pub fn resolve(&self, origin: &str) -> Result<Resolved, ConfigError> {
+        let Some(url) = self.upstream.url.clone() else {
+            return Err(ConfigError::Invalid {
+                origin: origin.to_owned(),
+                message: "upstream.url is required".to_owned(),
+            });
+        };
+        let public_url = self
+            .public_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{}", self.listen));
+        let settings = Settings {
+            public_url: public_url.trim_end_matches('/').to_owned(),
+            upstream: UpstreamSettings {
+                url,
+                card_url: self.upstream.card_url.clone(),
+                revision: match self.upstream.revision {
+                    RevisionChoice::Auto => None,
+                    RevisionChoice::V0_3 => Some(Revision::V0_3),
+                    RevisionChoice::V1_0 => Some(Revision::V1_0),
+                },
+                card_refresh: self.upstream.card_refresh,
+            },
+            negotiation: Negotiation {
+                require_version_header: self.negotiation.require_version_header,
+            },
+            validation: Validation {
+                input_modes: self.validation.input_modes,
+                streaming: self.validation.streaming,
+                push_notifications: self.validation.push_notifications,
+                extended_card: self.validation.extended_card,
+            },
+            limits: Limits {
+                upstream_body: self.limits.upstream_body,
+                sse_event: self.limits.sse_event,
+                card: self.limits.card,
+            },
+            timeouts: Timeouts {
+                unary: self.timeouts.unary,
+                stream_head: self.timeouts.stream_head,
+                stream_idle: self.timeouts.stream_idle,
+            },
+        };
+        let client = ClientSettings {
+            connect_timeout: self.timeouts.connect,
+            pool_idle_timeout: self.upstream.pool_idle_timeout,
+            extra_ca_file: self.upstream.ca_file.clone(),
+        };
+        let server = ServerConfig {
+            max_body: self.limits.inbound_body,
+            max_header_size: self.limits.header_size,
+            header_read_timeout: self.timeouts.header_read,
+            max_connections: self.limits.connections,
+            keepalive_interval: self.server.keepalive_interval,
+            shutdown_grace: self.server.shutdown_grace,
+        };
+        Ok(Resolved {
+            listen: self.listen,
+            settings,
+            client,
+            server,
+            demo: self.demo,
+        })
+    }
+}
+
+/// A configuration split into what each part of the bridge takes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resolved {
+    /// The inbound listen address.
+    pub listen: SocketAddr,
+    /// The application's settings.
+    pub settings: Settings,
+    /// How the upstream client is built.
+    pub client: ClientSettings,
+    /// The inbound server's limits and timers.
+    pub server: ServerConfig,
+    /// The demo agent.
+    pub demo: DemoSection,
+}
+
+/// The 1-based line and column of byte `offset` in `text`.
+fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = text.get(..offset).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let column = before
+        .rfind('\n')
+        .map_or(before.chars().count(), |newline| {
+            before[newline + 1..].chars().count()
+        })
+        + 1;
+    (line, column)
+}
+
+fn duration<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duration, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    humantime::parse_duration(&text).map_err(|error| {
+        serde::de::Error::custom(format!(
+            "invalid duration {text:?} ({error}); write a number with a unit, like \"30s\" or \"5m\""
+        ))
+    })
+}
+
+/// A size: a number of bytes, or a string with a unit.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum SizeValue {
+    Bytes(u64),
+    Text(String),
+}
+
+fn size<'de, D: Deserializer<'de>>(deserializer: D) -> Result<usize, D::Error> {
+    let bytes = match SizeValue::deserialize(deserializer)? {
+        SizeValue::Bytes(bytes) => Some(bytes),
+        SizeValue::Text(text) => parse_size(&text),
+    };
+    bytes
+        .and_then(|bytes| usize::try_from(bytes).ok())
+        .ok_or_else(|| {
+            serde::de::Error::custom(
+                "invalid size; write a number of bytes or a number with a unit, like \"4MiB\"",
+            )
+        })
+}
+
+/// `"512"`, `"64KiB"`, `"4 MiB"`, `"1GiB"`; decimal units (`KB`, `MB`, `GB`) are powers of ten.
+fn parse_size(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let number: u64 = number.parse().ok()?;
+    let factor: u64 = match unit.trim() {
+        "" | "B" => 1,
+        "KiB" => 1 << 10,
+        "MiB" => 1 << 20,
+        "GiB" => 1 << 30,
+        "KB" | "kB" => 1_000,
+        "MB" => 1_000_000,
+        "GB" => 1_000_000_000,
+        _ => return None,
+    };
+    number.checked_mul(factor)
+}
+
+#[cfg(test)]
+mod tests {
+    #![expect(clippy::unwrap_used, reason = "tests fail by panicking")]
+
+    use super::*;
+
+    #[test]
+    fn an_empty_file_is_every_default() {
+        let config = Config::parse(Path::new("b.toml"), "").unwrap();
+        assert_eq!(config, Config::default());
+    }
+
+    #[test]
+    fn sizes_take_bytes_or_binary_units() {
+        assert_eq!(parse_size("512"), Some(512));
+        assert_eq!(parse_size("64KiB"), Some(65_536));
+        assert_eq!(parse_size("4 MiB"), Some(4 * 1024 * 1024));
+        assert_eq!(parse_size("2MB"), Some(2_000_000));
+        assert_eq!(parse_size("4 parsecs"), None);
+        assert_eq!(parse_size("MiB"), None);
+    }
+
+    #[test]
+    fn the_public_url_defaults_to_the_listen_address() {
+        let config = Config::parse(
+            Path::new("b.toml"),
+            "listen = \"127.0.0.1:7000\"\n[upstream]\nurl = \"http://a\"\n",
+        )
+        .unwrap();
+        let resolved = config.resolve("b.toml").unwrap();
+        assert_eq!(resolved.settings.public_url, "http://127.0.0.1:7000");
+    }
+
+    #[test]
+    fn a_missing_upstream_url_is_refused() {
+        let error = Config::default().resolve("b.toml").unwrap_err();
+        assert!(error.to_string().contains("upstream.url"), "{error}");
+    }
+
+    #[test]
+    fn a_bad_duration_is_reported_at_its_line_and_column() {
+        let text = "[server]\nkeepalive_interval = \"soon\"\n";
+        let error = Config::parse(Path::new("b.toml"), text).unwrap_err();
+        let ConfigError::Parse { line, column, message, .. } = error else {
+            unreachable!("a parse error")
+        };
+        assert_eq!((line, column), (2, 22));
+        assert!(message.contains("invalid duration"), "{message}");
+    }
+
+    #[test]
+    fn line_and_column_count_from_one() {
+        assert_eq!(line_and_column("ab\ncd", 0), (1, 1));
+        assert_eq!(line_and_column("ab\ncd", 4), (2, 2));
+    }
+}

@@ -1,0 +1,260 @@
+//! Unary calls across revisions.
+
+use bridge_scenarios::{bridge, rpc};
+use serde_json::{Value, json};
+
+use super::{V1, card_v03, card_v10, fail, ok, task_v03, task_v10, upstream};
+
+fn send_v10(history_length: Option<i64>) -> Value {
+    let mut configuration = json!({"acceptedOutputModes": ["text/plain"]});
+    if let Some(n) = history_length {
+        configuration["historyLength"] = json!(n);
+    }
+    json!({"jsonrpc": "2.0", "id": 7, "method": "SendMessage", "params": {
+        "message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "hi"}]},
+        "configuration": configuration
+    }})
+}
+
+#[tokio::test]
+async fn a_1_0_send_reaches_a_0_3_agent_in_0_3_and_the_task_comes_back_wrapped() {
+    let agent = upstream(card_v03(), |_, body| ok(&body["id"], task_v03("completed")));
+    let b = bridge(agent.clone(), |_| {});
+    let got = rpc(&b, &[V1], &send_v10(None)).await;
+    let body = got.body();
+    assert_eq!(body["id"], 7);
+    assert_eq!(
+        body["result"]["task"]["status"]["state"],
+        "TASK_STATE_COMPLETED"
+    );
+    assert_eq!(
+        body["result"]["task"]["status"]["timestamp"],
+        "2025-07-31T12:00:00.123456Z"
+    );
+    assert_eq!(
+        body["result"]["task"]["artifacts"][0]["parts"][0]["text"],
+        "hi back"
+    );
+    assert!(body["result"]["task"].get("kind").is_none());
+    let sent = agent.calls();
+    assert_eq!(sent[0]["method"], "message/send");
+    assert_eq!(sent[0]["params"]["message"]["role"], "user");
+    assert_eq!(sent[0]["params"]["message"]["kind"], "message");
+    assert_eq!(sent[0]["params"]["message"]["parts"][0]["kind"], "text");
+    let requests = agent.requests();
+    let post = requests
+        .iter()
+        .find(|r| r.method == http::Method::POST)
+        .unwrap();
+    assert_eq!(
+        post.url, "http://agent/rpc",
+        "calls go to the URL the card names"
+    );
+    assert!(post.headers.get("a2a-version").is_none());
+}
+
+#[tokio::test]
+async fn a_0_3_send_reaches_a_1_0_agent_with_the_version_header_and_comes_back_flat() {
+    let agent = upstream(card_v10(), |_, body| {
+        ok(
+            &body["id"],
+            json!({"task": task_v10("TASK_STATE_COMPLETED")}),
+        )
+    });
+    let b = bridge(agent.clone(), |_| {});
+    let request = json!({"jsonrpc": "2.0", "id": "r-1", "method": "message/send", "params": {
+        "message": {"kind": "message", "messageId": "m-1", "role": "user", "parts": [{"kind": "text", "text": "hi"}]},
+        "configuration": {"blocking": true}
+    }});
+    let got = rpc(&b, &[], &request).await;
+    let body = got.body();
+    assert_eq!(body["id"], "r-1");
+    assert_eq!(body["result"]["kind"], "task");
+    assert_eq!(body["result"]["status"]["state"], "completed");
+    let sent = agent.calls();
+    assert_eq!(sent[0]["method"], "SendMessage");
+    assert_eq!(sent[0]["params"]["message"]["role"], "ROLE_USER");
+    let post = agent
+        .requests()
+        .into_iter()
+        .find(|r| r.method == http::Method::POST)
+        .unwrap();
+    assert_eq!(post.headers.get("a2a-version").unwrap(), "1.0");
+}
+
+#[tokio::test]
+async fn history_length_zero_from_a_1_0_caller_is_not_sent_to_0_3_and_history_is_removed() {
+    let agent = upstream(card_v03(), |_, body| ok(&body["id"], task_v03("completed")));
+    let b = bridge(agent.clone(), |_| {});
+    let got = rpc(&b, &[V1], &send_v10(Some(0))).await;
+    assert!(
+        got.body()["result"]["task"].get("history").is_none(),
+        "{}",
+        got.body()
+    );
+    let sent = agent.calls();
+    assert!(
+        sent[0]["params"]["configuration"]
+            .get("historyLength")
+            .is_none()
+    );
+
+    let get = json!({"jsonrpc": "2.0", "id": 8, "method": "GetTask", "params": {"id": "t-1", "historyLength": 0}});
+    let got = rpc(&b, &[V1], &get).await;
+    assert_eq!(got.body()["result"]["id"], "t-1");
+    assert!(got.body()["result"].get("history").is_none());
+}
+
+#[tokio::test]
+async fn list_tasks_toward_a_0_3_agent_is_unsupported_and_never_forwarded() {
+    let agent = upstream(card_v03(), |_, body| ok(&body["id"], json!(null)));
+    let b = bridge(agent.clone(), |_| {});
+    let got = rpc(
+        &b,
+        &[V1],
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "ListTasks", "params": {}}),
+    )
+    .await;
+    assert_eq!(got.body()["error"]["code"], -32004);
+    assert_eq!(got.body()["id"], 3);
+    assert!(agent.calls().is_empty());
+}
+
+#[tokio::test]
+async fn a_message_to_a_terminal_task_of_a_0_3_agent_is_refused_as_unsupported() {
+    let agent = upstream(card_v03(), |method, body| match method {
+        "tasks/get" => ok(&body["id"], task_v03("completed")),
+        _ => ok(&body["id"], task_v03("completed")),
+    });
+    let b = bridge(agent.clone(), |_| {});
+    let mut request = send_v10(None);
+    request["params"]["message"]["taskId"] = json!("t-1");
+    let got = rpc(&b, &[V1], &request).await;
+    assert_eq!(got.body()["error"]["code"], -32004, "{}", got.body());
+    let methods: Vec<_> = agent.calls().iter().map(|c| c["method"].clone()).collect();
+    assert_eq!(methods, [json!("tasks/get")]);
+}
+
+#[tokio::test]
+async fn a_missing_message_id_is_minted_before_a_0_3_agent_sees_it() {
+    let agent = upstream(card_v03(), |_, body| ok(&body["id"], task_v03("completed")));
+    let b = bridge(agent.clone(), |_| {});
+    let mut request = send_v10(None);
+    request["params"]["message"]
+        .as_object_mut()
+        .unwrap()
+        .remove("messageId");
+    let got = rpc(&b, &[V1], &request).await;
+    assert!(got.body().get("result").is_some(), "{}", got.body());
+    let minted = agent.calls()[0]["params"]["message"]["messageId"].clone();
+    assert!(minted.as_str().is_some_and(|s| s.len() >= 32), "{minted}");
+}
+
+#[tokio::test]
+async fn upstream_errors_keep_their_code_and_gain_error_info_for_1_0_callers() {
+    let agent = upstream(card_v03(), |_, body| {
+        fail(&body["id"], -32001, "task t-9 not found")
+    });
+    let b = bridge(agent, |_| {});
+    let get = json!({"jsonrpc": "2.0", "id": 4, "method": "GetTask", "params": {"id": "t-9"}});
+    let got = rpc(&b, &[V1], &get).await;
+    let error = &got.body()["error"];
+    assert_eq!(error["code"], -32001);
+    assert_eq!(error["message"], "task t-9 not found");
+    assert_eq!(error["data"][0]["reason"], "TASK_NOT_FOUND");
+    assert_eq!(
+        error["data"][0]["@type"],
+        "type.googleapis.com/google.rpc.ErrorInfo"
+    );
+}
+
+#[tokio::test]
+async fn push_configs_move_between_nested_and_flat_with_the_ids_swapped() {
+    let agent = upstream(card_v03(), |_, body| {
+        ok(
+            &body["id"],
+            json!({"taskId": "t-1", "pushNotificationConfig": {"id": "p-1", "url": "https://hook/x", "token": "tok"}}),
+        )
+    });
+    let b = bridge(agent.clone(), |_| {});
+    let get = json!({"jsonrpc": "2.0", "id": 5, "method": "GetTaskPushNotificationConfig", "params": {"taskId": "t-1", "id": "p-1"}});
+    let got = rpc(&b, &[V1], &get).await;
+    let result = &got.body()["result"];
+    assert_eq!(result["taskId"], "t-1");
+    assert_eq!(result["id"], "p-1");
+    assert_eq!(result["url"], "https://hook/x");
+    let sent = &agent.calls()[0];
+    assert_eq!(sent["method"], "tasks/pushNotificationConfig/get");
+    assert_eq!(sent["params"]["id"], "t-1");
+    assert_eq!(sent["params"]["pushNotificationConfigId"], "p-1");
+}
+
+#[tokio::test]
+async fn validation_refuses_what_the_card_does_not_declare_in_the_callers_revision() {
+    let mut card = card_v03();
+    card["capabilities"] = json!({"streaming": false});
+    card["supportsAuthenticatedExtendedCard"] = json!(false);
+    let agent = upstream(card, |_, body| ok(&body["id"], json!(null)));
+    let b = bridge(agent.clone(), |_| {});
+    let mut send = send_v10(None);
+    send["params"]["message"]["parts"] =
+        json!([{"text": "x", "mediaType": "application/x-undeclared"}]);
+    assert_eq!(rpc(&b, &[V1], &send).await.body()["error"]["code"], -32005);
+    let push = json!({"jsonrpc": "2.0", "id": 1, "method": "ListTaskPushNotificationConfigs", "params": {"taskId": "t"}});
+    assert_eq!(rpc(&b, &[V1], &push).await.body()["error"]["code"], -32003);
+    let card_v1 = json!({"jsonrpc": "2.0", "id": 1, "method": "GetExtendedAgentCard"});
+    assert_eq!(
+        rpc(&b, &[V1], &card_v1).await.body()["error"]["code"],
+        -32004
+    );
+    let card_v03 =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "agent/getAuthenticatedExtendedCard"});
+    assert_eq!(
+        rpc(&b, &[], &card_v03).await.body()["error"]["code"],
+        -32007
+    );
+    let stream =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "SubscribeToTask", "params": {"id": "t"}});
+    assert_eq!(
+        rpc(&b, &[V1], &stream).await.body()["error"]["code"],
+        -32004
+    );
+    assert!(
+        agent.calls().is_empty(),
+        "nothing refused reaches the agent"
+    );
+}
+
+#[tokio::test]
+async fn the_extended_card_comes_back_with_the_bridges_endpoints() {
+    let agent = upstream(card_v03(), |_, body| ok(&body["id"], card_v03()));
+    let b = bridge(agent, |_| {});
+    let request = json!({"jsonrpc": "2.0", "id": 2, "method": "GetExtendedAgentCard"});
+    let got = rpc(&b, &[V1], &request).await;
+    let result = &got.body()["result"];
+    assert_eq!(result["supportedInterfaces"][0]["url"], "http://bridge/");
+    assert_eq!(result["supportedInterfaces"][0]["protocolVersion"], "1.0");
+    assert!(result.get("signatures").is_none());
+}
+
+#[tokio::test]
+async fn extension_and_auth_headers_cross_renamed_for_the_upstream() {
+    let agent = upstream(card_v03(), |_, body| ok(&body["id"], task_v03("completed")));
+    let b = bridge(agent.clone(), |_| {});
+    let headers = [
+        V1,
+        ("A2A-Extensions", "urn:x"),
+        ("Authorization", "Bearer t"),
+        ("Connection", "close"),
+    ];
+    let _ = rpc(&b, &headers, &send_v10(None)).await;
+    let post = agent
+        .requests()
+        .into_iter()
+        .find(|r| r.method == http::Method::POST)
+        .unwrap();
+    assert_eq!(post.headers.get("x-a2a-extensions").unwrap(), "urn:x");
+    assert!(post.headers.get("a2a-extensions").is_none());
+    assert_eq!(post.headers.get("authorization").unwrap(), "Bearer t");
+    assert!(post.headers.get("connection").is_none());
+}

@@ -1,0 +1,262 @@
+//! The reqwest adapter against small local servers.
+
+#![expect(clippy::unwrap_used, clippy::panic, reason = "tests fail by panicking")]
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use bridge_app::upstream::{Deadline, Upstream, UpstreamError, UpstreamRequest, UpstreamResponse};
+use bridge_upstream::{BuildError, ClientSettings, ReqwestUpstream};
+use bytes::Bytes;
+use futures_util::StreamExt as _;
+use http_body_util::combinators::UnsyncBoxBody;
+use http_body_util::{BodyExt as _, Full, StreamBody};
+use hyper::body::{Frame, Incoming};
+use hyper_util::rt::TokioIo;
+
+type Body = UnsyncBoxBody<Bytes, Infallible>;
+
+/// Chunks written with a pause between them, so each arrives on its own.
+fn paced(chunks: &'static [&'static str], pause: Duration) -> Body {
+    let frames =
+        futures_util::stream::iter(chunks.iter().enumerate()).then(move |(n, chunk)| async move {
+            if n > 0 {
+                tokio::time::sleep(pause).await;
+            }
+            Ok::<_, Infallible>(Frame::data(Bytes::from_static(chunk.as_bytes())))
+        });
+    StreamBody::new(frames).boxed_unsync()
+}
+
+async fn agent(request: http::Request<Incoming>) -> Result<http::Response<Body>, Infallible> {
+    let path = request.uri().path().to_owned();
+    let response = match path.as_str() {
+        "/chunks" => {
+            http::Response::new(paced(&["one", "two", "three"], Duration::from_millis(150)))
+        }
+        "/slow-body" => http::Response::new(paced(&["head", "late"], Duration::from_secs(3))),
+        "/redirect" => http::Response::builder()
+            .status(302)
+            .header("location", "http://127.0.0.1:1/elsewhere")
+            .body(Full::new(Bytes::new()).boxed_unsync())
+            .unwrap(),
+        _ => {
+            let method = request.method().to_string();
+            let header = request
+                .headers()
+                .get("x-test")
+                .map(|value| value.to_str().unwrap().to_owned())
+                .unwrap_or_default();
+            let body = request.into_body().collect().await.unwrap().to_bytes();
+            let text = format!("{method} {header} {}", String::from_utf8_lossy(&body));
+            http::Response::new(Full::new(Bytes::from(text)).boxed_unsync())
+        }
+    };
+    Ok(response)
+}
+
+/// A hyper agent on a loopback port, for the life of the test runtime.
+async fn start_agent() -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        loop {
+            let (stream, _) = listener.accept().await.unwrap();
+            tokio::spawn(
+                hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), hyper::service::service_fn(agent)),
+            );
+        }
+    });
+    addr
+}
+
+/// Accepts connections and never answers.
+async fn start_silent_agent() -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        loop {
+            let (stream, _) = listener.accept().await.unwrap();
+            held.push(stream);
+        }
+    });
+    addr
+}
+
+fn upstream() -> ReqwestUpstream {
+    ReqwestUpstream::new(ClientSettings::default()).unwrap()
+}
+
+fn get(url: String, deadline: Deadline) -> UpstreamRequest {
+    UpstreamRequest {
+        method: http::Method::GET,
+        url,
+        headers: http::HeaderMap::new(),
+        body: Bytes::new(),
+        deadline,
+    }
+}
+
+const UNARY: Deadline = Deadline::Total(Duration::from_secs(5));
+
+async fn collect(response: UpstreamResponse) -> Vec<Result<Bytes, UpstreamError>> {
+    response.body.collect().await
+}
+
+#[tokio::test]
+async fn a_refused_connection_is_a_connect_error() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    drop(listener);
+    let error = upstream()
+        .send(get(format!("http://{addr}/"), UNARY))
+        .await
+        .unwrap_err();
+    assert!(matches!(error, UpstreamError::Connect(_)), "{error:?}");
+}
+
+#[tokio::test]
+async fn an_agent_that_never_answers_times_out_before_the_head() {
+    let addr = start_silent_agent().await;
+    let started = tokio::time::Instant::now();
+    let error = upstream()
+        .send(get(
+            format!("http://{addr}/"),
+            Deadline::Total(Duration::from_millis(200)),
+        ))
+        .await
+        .unwrap_err();
+    assert!(matches!(error, UpstreamError::Timeout(_)), "{error:?}");
+    assert!(started.elapsed() < Duration::from_secs(2));
+
+    let error = upstream()
+        .send(get(
+            format!("http://{addr}/"),
+            Deadline::Stream {
+                head: Duration::from_millis(200),
+                idle: Duration::from_secs(30),
+            },
+        ))
+        .await
+        .unwrap_err();
+    assert!(matches!(error, UpstreamError::Timeout(_)), "{error:?}");
+}
+
+#[tokio::test]
+async fn a_body_streamed_in_chunks_arrives_in_chunks() {
+    let addr = start_agent().await;
+    let deadline = Deadline::Stream {
+        head: Duration::from_secs(5),
+        idle: Duration::from_secs(5),
+    };
+    let response = upstream()
+        .send(get(format!("http://{addr}/chunks"), deadline))
+        .await
+        .unwrap();
+    assert_eq!(response.status, 200);
+    let chunks: Vec<Bytes> = collect(response)
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(
+        chunks,
+        ["one", "two", "three"].map(|chunk| Bytes::from_static(chunk.as_bytes()))
+    );
+}
+
+#[tokio::test]
+async fn a_redirect_is_returned_as_is_and_not_followed() {
+    let addr = start_agent().await;
+    let response = upstream()
+        .send(get(format!("http://{addr}/redirect"), UNARY))
+        .await
+        .unwrap();
+    assert_eq!(response.status, 302);
+    assert_eq!(response.headers["location"], "http://127.0.0.1:1/elsewhere");
+}
+
+#[tokio::test]
+async fn a_total_deadline_covers_the_body() {
+    let addr = start_agent().await;
+    let response = upstream()
+        .send(get(
+            format!("http://{addr}/slow-body"),
+            Deadline::Total(Duration::from_millis(500)),
+        ))
+        .await
+        .unwrap();
+    let items = collect(response).await;
+    assert_eq!(items.len(), 2, "{items:?}");
+    assert_eq!(items[0], Ok(Bytes::from_static(b"head")));
+    assert!(
+        matches!(items[1], Err(UpstreamError::Timeout(_))),
+        "{items:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_stream_quiet_longer_than_the_idle_timeout_ends_with_a_timeout() {
+    let addr = start_agent().await;
+    let deadline = Deadline::Stream {
+        head: Duration::from_secs(5),
+        idle: Duration::from_millis(300),
+    };
+    let response = upstream()
+        .send(get(format!("http://{addr}/slow-body"), deadline))
+        .await
+        .unwrap();
+    let items = collect(response).await;
+    assert_eq!(items.len(), 2, "{items:?}");
+    assert!(
+        matches!(items[1], Err(UpstreamError::Timeout(_))),
+        "{items:?}"
+    );
+}
+
+#[tokio::test]
+async fn the_method_headers_and_body_reach_the_agent() {
+    let addr = start_agent().await;
+    let mut headers = http::HeaderMap::new();
+    headers.insert("x-test", http::HeaderValue::from_static("yes"));
+    let request = UpstreamRequest {
+        method: http::Method::POST,
+        url: format!("http://{addr}/echo"),
+        headers,
+        body: Bytes::from_static(b"payload"),
+        deadline: UNARY,
+    };
+    let response = upstream().send(request).await.unwrap();
+    let body: Vec<u8> = collect(response)
+        .await
+        .into_iter()
+        .flat_map(|chunk| chunk.unwrap().to_vec())
+        .collect();
+    assert_eq!(body, b"POST yes payload");
+}
+
+#[tokio::test]
+async fn a_malformed_url_is_a_request_error() {
+    let error = upstream()
+        .send(get("not a url".to_owned(), UNARY))
+        .await
+        .unwrap_err();
+    assert!(matches!(error, UpstreamError::Request(_)), "{error:?}");
+}
+
+#[test]
+fn a_missing_ca_file_is_reported_with_its_path() {
+    let settings = ClientSettings {
+        extra_ca_file: Some("/nonexistent/ca.pem".into()),
+        ..ClientSettings::default()
+    };
+    match ReqwestUpstream::new(settings) {
+        Err(error @ BuildError::CaFile { .. }) => {
+            assert!(error.to_string().contains("/nonexistent/ca.pem"));
+        }
+        other => panic!("expected a CA file error, got {other:?}"),
+    }
+}

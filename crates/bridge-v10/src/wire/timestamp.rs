@@ -1,0 +1,103 @@
+//! Timestamps: 1.0 writes `google.protobuf.Timestamp`, RFC 3339 in UTC with a `Z` suffix
+//! (A2A 1.0 §5.6.1; wire diff §3.5).
+//!
+//! The IR keeps a timestamp as the producer wrote it, so decoding passes the text through and
+//! only encoding normalises. A 0.3 producer writes whatever Python's `isoformat()` gives
+//! (`2025-07-31T12:00:00.123456+00:00`), which a strict `ProtoJSON` parser refuses.
+//!
+//! # The rules
+//!
+//! - Already UTC with `Z`: passed on unchanged, byte for byte.
+//! - Another offset: converted to the same instant in UTC, fraction kept. That is the same
+//!   instant in a different spelling, so it is not reported as a loss.
+//! - No zone at all: read as UTC, reported as [`LossKind::TimestampAssumedUtc`].
+//! - Not a timestamp: passed on unchanged and reported as [`LossKind::TimestampUnparsed`]; the
+//!   receiving peer decides what to do with it, as it would have without the bridge.
+//!
+//! # Why the `time` crate
+//!
+//! Its RFC 3339 parser and formatter are exact about offsets and nanoseconds, and it is already
+//! a workspace dependency; a hand-written parser would be one more thing to fuzz.
+
+use bridge_ir::LossKind;
+use time::format_description::well_known::Rfc3339;
+use time::macros::format_description;
+use time::{OffsetDateTime, PrimitiveDateTime, UtcOffset};
+
+use crate::path::{Losses, Path};
+
+/// The timestamp in 1.0 form, recording at `at` what had to be assumed.
+pub(crate) fn to_utc(text: String, at: &Path<'_>, losses: &mut Losses) -> String {
+    if let Ok(parsed) = OffsetDateTime::parse(&text, &Rfc3339) {
+        if parsed.offset() == UtcOffset::UTC && text.ends_with(['Z', 'z']) {
+            return text;
+        }
+        if let Ok(utc) = parsed.to_offset(UtcOffset::UTC).format(&Rfc3339) {
+            return utc;
+        }
+    }
+    let zoneless = format_description!(
+        version = 2,
+        "[year]-[month]-[day][first [T] [t] [ ]][hour]:[minute]:[second][optional [.[subsecond]]]"
+    );
+    if let Ok(parsed) = PrimitiveDateTime::parse(&text, &zoneless)
+        && let Ok(utc) = parsed.assume_utc().format(&Rfc3339)
+    {
+        losses.add(LossKind::TimestampAssumedUtc, at);
+        return utc;
+    }
+    losses.add(LossKind::TimestampUnparsed, at);
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use bridge_ir::LossKind;
+
+    use super::to_utc;
+    use crate::path::{Losses, Path};
+
+    fn normalise(text: &str) -> (String, Vec<LossKind>) {
+        let mut losses = Losses::default();
+        let out = to_utc(text.to_owned(), &Path::Root, &mut losses);
+        (out, losses.into_vec().into_iter().map(|l| l.kind).collect())
+    }
+
+    #[test]
+    fn a_utc_timestamp_with_z_passes_unchanged() {
+        for text in ["2025-07-31T12:00:00Z", "2025-07-31T12:00:00.120Z"] {
+            assert_eq!(normalise(text), (text.to_owned(), vec![]));
+        }
+    }
+
+    #[test]
+    fn an_offset_is_converted_to_utc_keeping_the_fraction_without_a_loss() {
+        assert_eq!(
+            normalise("2025-07-31T12:00:00.123456+00:00"),
+            ("2025-07-31T12:00:00.123456Z".to_owned(), vec![])
+        );
+        assert_eq!(
+            normalise("2025-07-31T14:30:00+02:30"),
+            ("2025-07-31T12:00:00Z".to_owned(), vec![])
+        );
+    }
+
+    #[test]
+    fn a_zoneless_timestamp_is_read_as_utc_and_reported() {
+        assert_eq!(
+            normalise("2025-07-31T12:00:00.5"),
+            (
+                "2025-07-31T12:00:00.5Z".to_owned(),
+                vec![LossKind::TimestampAssumedUtc]
+            )
+        );
+    }
+
+    #[test]
+    fn an_unparseable_timestamp_is_passed_on_and_reported() {
+        assert_eq!(
+            normalise("yesterday"),
+            ("yesterday".to_owned(), vec![LossKind::TimestampUnparsed])
+        );
+    }
+}

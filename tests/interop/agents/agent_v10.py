@@ -1,0 +1,223 @@
+"""A real A2A 1.0 agent built from a2a-sdk 1.x's own server classes.
+
+A Starlette app holding the SDK's agent-card route and its JSON-RPC route
+(`create_agent_card_routes`, `create_jsonrpc_routes` with `enable_v0_3_compat=False`, so this is
+a pure 1.0 agent: 0.3 method names are unknown to it and every request must carry
+`A2A-Version: 1.0`), a `DefaultRequestHandler` with an `InMemoryTaskStore` and an
+`InMemoryPushNotificationConfigStore`, and one `AgentExecutor` whose behaviour the user text
+selects (see `behaviour.py`). The extended card is served through `GetExtendedAgentCard`.
+
+The handler does not validate input modes (`validate_input_modes=False`): refusing an undeclared
+media type is the bridge's job in the interop suite, and a lax agent proves the bridge did it.
+
+Run: `python agent_v10.py --port N` (N = 0 picks a free port). Prints one line
+`READY <base url>` once the socket listens, then serves until killed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import socket
+import sys
+import uuid
+
+import uvicorn
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+from a2a.server.tasks import (
+    InMemoryPushNotificationConfigStore,
+    InMemoryTaskStore,
+    TaskUpdater,
+)
+from a2a.types import (
+    AgentCapabilities,
+    AgentCard,
+    AgentInterface,
+    AgentSkill,
+    Message,
+    Part,
+    Role,
+    Task,
+    TaskState,
+    TaskStatus,
+)
+from google.protobuf import json_format, struct_pb2
+from starlette.applications import Starlette
+
+import behaviour as b
+
+
+def text_part(text: str) -> Part:
+    return Part(text=text)
+
+
+class InteropExecutor(AgentExecutor):
+    """Runs the behaviour named by the first word of the user text."""
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        message = context.message
+        if message is None:
+            return
+        text = context.get_user_input()
+        task = context.current_task
+
+        if task is not None and task.status.state == TaskState.TASK_STATE_INPUT_REQUIRED:
+            updater = TaskUpdater(event_queue, task.id, task.context_id)
+            await updater.start_work()
+            await updater.add_artifact([text_part(f'answer: {text}')], name='answer')
+            await updater.complete()
+            return
+
+        kind = b.behaviour_of(text)
+        if kind == 'message':
+            reply = Message(
+                role=Role.ROLE_AGENT,
+                message_id=str(uuid.uuid4()),
+                context_id=context.context_id or '',
+                parts=[text_part(f'message: {text}')],
+            )
+            await event_queue.enqueue_event(reply)
+            return
+
+        task_id = context.task_id or ''
+        context_id = context.context_id or ''
+        if task is None:
+            await event_queue.enqueue_event(
+                Task(
+                    id=task_id,
+                    context_id=context_id,
+                    status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED),
+                    history=[message],
+                )
+            )
+        updater = TaskUpdater(event_queue, task_id, context_id)
+
+        def say(words: str) -> Message:
+            return updater.new_agent_message([text_part(words)])
+
+        if kind == 'stream':
+            for i in range(b.STREAM_STEPS):
+                await updater.update_status(TaskState.TASK_STATE_WORKING, message=say(f'step {i}'))
+                await updater.add_artifact(
+                    [text_part(f'chunk {i}')],
+                    artifact_id='stream',
+                    name='stream',
+                    append=i > 0,
+                    last_chunk=i == b.STREAM_STEPS - 1,
+                )
+                await asyncio.sleep(b.STREAM_SPACING)
+            await updater.complete()
+        elif kind == 'slow':
+            await updater.start_work(message=say('slow started'))
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + b.SLOW_LIMIT
+            tick = 0
+            while loop.time() < deadline:
+                await asyncio.sleep(b.SLOW_TICK)
+                await updater.update_status(TaskState.TASK_STATE_WORKING, message=say(f'tick {tick}'))
+                tick += 1
+            await updater.complete()
+        elif kind == 'ask':
+            await updater.requires_input(message=say(b.QUESTION))
+        elif kind == 'parts':
+            received = [p for p in message.parts if p.WhichOneof('content') != 'text']
+            summary = []
+            for part in received:
+                content = part.WhichOneof('content')
+                if content == 'raw':
+                    summary.append(b.bytes_summary(part.raw, part.media_type, part.filename))
+                elif content == 'url':
+                    summary.append(b.uri_summary(part.url, part.media_type, part.filename))
+                elif content == 'data':
+                    summary.append(b.data_summary(json_format.MessageToDict(part.data)))
+            summary_value = json_format.ParseDict({'received': summary}, struct_pb2.Value())
+            await updater.start_work()
+            await updater.add_artifact(received, name='parts-echo')
+            await updater.add_artifact([Part(data=summary_value)], name='parts-summary')
+            await updater.complete()
+        else:
+            await updater.start_work(message=say(f'working on: {text}'))
+            await asyncio.sleep(b.ECHO_PAUSE)
+            await updater.add_artifact([text_part(f'echo: {text}')], name='echo')
+            await updater.complete(message=say('done'))
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        updater = TaskUpdater(event_queue, context.task_id or '', context.context_id or '')
+        await updater.cancel()
+
+
+def build_cards(base_url: str) -> tuple[AgentCard, AgentCard]:
+    skill = AgentSkill(
+        id=b.SKILL_ID,
+        name='interop behaviours',
+        description='echo, stream, slow, ask, parts, message',
+        tags=['test'],
+    )
+    card = AgentCard(
+        name=b.AGENT_NAME,
+        description=b.AGENT_DESCRIPTION,
+        version=b.AGENT_VERSION,
+        supported_interfaces=[
+            AgentInterface(url=base_url, protocol_binding='JSONRPC', protocol_version='1.0')
+        ],
+        capabilities=AgentCapabilities(
+            streaming=True, push_notifications=True, extended_agent_card=True
+        ),
+        default_input_modes=list(b.INPUT_MODES),
+        default_output_modes=list(b.OUTPUT_MODES),
+        skills=[skill],
+    )
+    extended = AgentCard()
+    extended.CopyFrom(card)
+    extended.skills.append(
+        AgentSkill(
+            id=b.EXTENDED_SKILL_ID,
+            name='extended interop',
+            description='only on the extended card',
+            tags=['test', 'extended'],
+        )
+    )
+    return card, extended
+
+
+async def serve(port: int) -> None:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(('127.0.0.1', port))
+    sock.listen(128)
+    bound = sock.getsockname()[1]
+    base_url = f'http://127.0.0.1:{bound}/'
+    card, extended = build_cards(base_url)
+    handler = DefaultRequestHandler(
+        agent_executor=InteropExecutor(),
+        task_store=InMemoryTaskStore(),
+        agent_card=card,
+        push_config_store=InMemoryPushNotificationConfigStore(),
+        extended_agent_card=extended,
+        validate_input_modes=False,
+    )
+    routes = [
+        *create_agent_card_routes(card),
+        *create_jsonrpc_routes(handler, rpc_url='/', enable_v0_3_compat=False),
+    ]
+    app = Starlette(routes=routes)
+    server = uvicorn.Server(uvicorn.Config(app, log_level='warning', lifespan='off'))
+    print(f'READY {base_url}', flush=True)
+    await server.serve(sockets=[sock])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--port', type=int, default=0)
+    args = parser.parse_args()
+    try:
+        asyncio.run(serve(args.port))
+    except KeyboardInterrupt:
+        sys.exit(0)
+
+
+if __name__ == '__main__':
+    main()
