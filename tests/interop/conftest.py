@@ -249,7 +249,7 @@ def observe(
             target = bridges[agent] if via == 'bridge' else agents[agent]
             base = target.url
             document = run_client(client, base, ['all'], logs)
-            peer_logs = target.log_tail(3000) if via == 'bridge' else ''
+            peer_logs = target.log_tail(1500) if via == 'bridge' else ''
             cache[key] = Observation(client, agent, via, base, document, peer_logs)
         return cache[key]
 

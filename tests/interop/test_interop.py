@@ -27,7 +27,11 @@ def pair(request: pytest.FixtureRequest) -> tuple[str, str]:
 
 def through_bridge(observe, pair: tuple[str, str], scenario: str) -> None:
     client, agent = pair
-    checks.check(observe(client, agent, 'bridge'), scenario)
+    obs = observe(client, agent, 'bridge')
+    try:
+        checks.check(obs, scenario)
+    except AssertionError as failure:
+        raise AssertionError(f'{failure}\n--- bridge output (tail) ---\n{obs.logs}') from None
 
 
 def test_the_agent_card_is_discovered_through_the_bridge_in_the_clients_revision(observe, pair):

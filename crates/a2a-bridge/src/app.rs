@@ -102,7 +102,10 @@ async fn serve(cli: Cli) -> Result<(), StartError> {
         })
         .await
         .map_err(|source| StartError::Io {
-            what: format!("cannot listen on {} for the demo agent", resolved.demo.listen),
+            what: format!(
+                "cannot listen on {} for the demo agent",
+                resolved.demo.listen
+            ),
             source,
         })?;
         tracing::info!(%addr, "demo agent (A2A 0.3) listening");

@@ -18,8 +18,8 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use bridge_app::settings::{Limits, Negotiation, Timeouts, UpstreamSettings, Validation};
 use bridge_app::Settings;
+use bridge_app::settings::{Limits, Negotiation, Timeouts, UpstreamSettings, Validation};
 use bridge_ir::Revision;
 use bridge_server::ServerConfig;
 use bridge_upstream::ClientSettings;
@@ -104,7 +104,7 @@ impl Default for UpstreamSection {
             url: None,
             card_url: None,
             revision: RevisionChoice::Auto,
-            card_refresh: Duration::from_secs(300),
+            card_refresh: Settings::new("", "").upstream.card_refresh,
             pool_idle_timeout: ClientSettings::default().pool_idle_timeout,
             ca_file: None,
         }
@@ -538,7 +538,13 @@ mod tests {
     fn a_bad_duration_is_reported_at_its_line_and_column() {
         let text = "[server]\nkeepalive_interval = \"soon\"\n";
         let error = Config::parse(Path::new("b.toml"), text).unwrap_err();
-        let ConfigError::Parse { line, column, message, .. } = error else {
+        let ConfigError::Parse {
+            line,
+            column,
+            message,
+            ..
+        } = error
+        else {
             unreachable!("a parse error")
         };
         assert_eq!((line, column), (2, 22));

@@ -152,7 +152,10 @@ impl DemoAgent {
         };
         let id = envelope.get("id").cloned().unwrap_or(Value::Null);
         let Some(method) = envelope.get("method").and_then(Value::as_str) else {
-            return rpc_error(&id, (code::INVALID_REQUEST, "request has no method".to_owned()));
+            return rpc_error(
+                &id,
+                (code::INVALID_REQUEST, "request has no method".to_owned()),
+            );
         };
         let params = envelope.get("params").cloned().unwrap_or(Value::Null);
         let result = match method {
@@ -287,7 +290,7 @@ impl DemoAgent {
             }
             "working" if text.trim() == "slow" => {
                 let receiver = self.watch(&task_id);
-                let frames = frames(id, events);
+                let frames = frames(id, &events);
                 let rest = until_settled(id.clone(), task_id, context_id.clone(), receiver);
                 return sse(Box::pin(stream::iter(frames).chain(rest)));
             }
@@ -304,7 +307,7 @@ impl DemoAgent {
                 events.push(status_event(state, true, None));
             }
         }
-        sse(Box::pin(stream::iter(frames(id, events))))
+        sse(Box::pin(stream::iter(frames(id, &events))))
     }
 
     fn watch(&self, task_id: &str) -> Option<watch::Receiver<String>> {
@@ -350,11 +353,16 @@ impl DemoAgent {
                 .ok_or_else(|| not_found(&task_id))?;
             (task.task.clone(), task.state.subscribe())
         };
-        let first = frames(id, vec![task.clone()]);
+        let first = frames(id, std::slice::from_ref(&task));
         if is_terminal(state_of(&task)) {
             return Ok(sse(Box::pin(stream::iter(first))));
         }
-        let rest = until_settled(id.clone(), task_id, task["contextId"].clone(), Some(receiver));
+        let rest = until_settled(
+            id.clone(),
+            task_id,
+            task["contextId"].clone(),
+            Some(receiver),
+        );
         Ok(sse(Box::pin(stream::iter(first).chain(rest))))
     }
 
@@ -380,7 +388,9 @@ impl DemoAgent {
 
     fn push_get(&self, params: &Value) -> Result<Value, RpcError> {
         let task_id = task_id(params, "id")?;
-        let config_id = params.get("pushNotificationConfigId").and_then(Value::as_str);
+        let config_id = params
+            .get("pushNotificationConfigId")
+            .and_then(Value::as_str);
         let state = self.state();
         if !state.tasks.contains_key(task_id) {
             return Err(not_found(task_id));
@@ -468,7 +478,7 @@ fn until_settled(
 
 use futures_util::StreamExt as _;
 
-fn frames(id: &Value, events: Vec<Value>) -> Vec<Bytes> {
+fn frames(id: &Value, events: &[Value]) -> Vec<Bytes> {
     events.iter().map(|event| frame(id, event)).collect()
 }
 
@@ -544,10 +554,10 @@ fn truncated(task: &Value, length: Option<u64>) -> Value {
     if let (Some(length), Some(history)) = (
         length.and_then(|length| usize::try_from(length).ok()),
         task.get_mut("history").and_then(Value::as_array_mut),
-    ) {
-        if length > 0 && history.len() > length {
-            history.drain(..history.len() - length);
-        }
+    ) && length > 0
+        && history.len() > length
+    {
+        history.drain(..history.len() - length);
     }
     task
 }

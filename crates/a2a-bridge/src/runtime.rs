@@ -99,7 +99,10 @@ impl Wiring {
         };
         let (cards, fresh) = match previous {
             Some(previous)
-                if same_agent(&previous.resolved.settings.upstream, &resolved.settings.upstream) =>
+                if same_agent(
+                    &previous.resolved.settings.upstream,
+                    &resolved.settings.upstream,
+                ) =>
             {
                 (Arc::clone(&previous.cards), false)
             }
@@ -135,7 +138,7 @@ fn same_agent(old: &UpstreamSettings, new: &UpstreamSettings) -> bool {
 /// The first retry delay after a failed card fetch.
 const FIRST_RETRY: Duration = Duration::from_secs(1);
 /// The longest retry delay.
-const LONGEST_RETRY: Duration = Duration::from_secs(60);
+const LONGEST_RETRY: Duration = Duration::from_secs(30);
 
 /// Keeps the upstream card fresh: fetches it, sleeps as long as the bridge says (the card's
 /// `max-age` or the configured interval), and retries a failed fetch with exponential backoff.

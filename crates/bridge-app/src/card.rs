@@ -133,6 +133,18 @@ fn interface_revision(interface: &AgentInterface) -> Option<Revision> {
     Revision::from_version(&interface.protocol_version)
 }
 
+/// Prepares a card for the other revision: its JWS signatures cover the source revision's JSON
+/// (RFC 8785 canonical form of different fields), so they cannot survive the rewrite and are
+/// dropped, as a [`bridge_ir::LossKind::SignatureDropped`] loss.
+#[must_use]
+pub fn across_revisions(mut card: AgentCard) -> Translated<AgentCard> {
+    let mut losses = Vec::new();
+    if card.signatures.take().is_some() {
+        losses.push(Loss::new(bridge_ir::LossKind::SignatureDropped, "signatures"));
+    }
+    Translated { value: card, losses }
+}
+
 /// The card as the bridge presents it: its own endpoints, no signatures.
 #[must_use]
 pub fn present(card: &AgentCard, public_url: &str) -> Translated<AgentCard> {

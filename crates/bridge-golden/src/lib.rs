@@ -302,7 +302,16 @@ pub fn translate(
             let card = source
                 .decode_card(&bytes)
                 .map_err(|e| Failure::Decode(e.message))?;
-            finish(&target.encode_card(card).map_err(encode_failure)?)?
+            // Crossing revisions drops signatures, as the bridge and the translate command do.
+            let (card, mut dropped) = if source.revision() == target.revision() {
+                (card, Vec::new())
+            } else {
+                let prepared = bridge_app::card::across_revisions(card);
+                (prepared.value, prepared.losses)
+            };
+            let mut encoded = target.encode_card(card).map_err(encode_failure)?;
+            encoded.losses.append(&mut dropped);
+            finish(&encoded)?
         }
         (_, None) => return Err(Failure::Envelope("no method".into())),
         (Kind::Request, Some(method)) => {

@@ -69,10 +69,10 @@ struct PushListOut {
     next_page_token: String,
 }
 
-/// The `result` of `DeleteTaskPushNotificationConfig`: JSON-RPC `null`, or the `ProtoJSON` of
-/// `google.protobuf.Empty` (`{}`) that the REST binding writes.
-#[derive(Debug, Deserialize)]
-struct EmptyIn {}
+/// The `result` of `DeleteTaskPushNotificationConfig` when it is not JSON-RPC `null`: the
+/// `ProtoJSON` of `google.protobuf.Empty` (`{}`) that the REST binding writes. Any object is
+/// accepted, its members ignored like any unknown member.
+type EmptyIn = bridge_ir::JsonObject;
 
 impl JsonRpcCodec for V10JsonRpc {
     fn revision(&self) -> Revision {

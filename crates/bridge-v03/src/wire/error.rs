@@ -8,9 +8,9 @@
 //!
 //! `ExtensionSupportRequiredError` and `VersionNotSupportedError` do not exist in 0.3, so a 0.3
 //! client could only treat them as unknown server errors. The 1.0 Python SDK's 0.3 adapter
-//! rewrites every code 0.3 does not define to -32603 Internal error; the bridge does the same,
-//! keeps the message and prefixes it with the original error name so a human still sees what
-//! happened, and reports `ErrorCodeRemapped`. Codes outside the A2A and JSON-RPC tables
+//! rewrites every code 0.3 does not define to -32603 Internal error and keeps the message and
+//! `data` as they were; the bridge does exactly the same (so its output matches what that SDK
+//! sends a 0.3 client) and reports `ErrorCodeRemapped`. Codes outside the A2A and JSON-RPC tables
 //! (`ErrorCode::Other`) are application codes JSON-RPC allows, and pass unchanged.
 
 use bridge_ir::{ErrorCode, LossKind, RpcError};
@@ -26,15 +26,6 @@ pub(crate) struct WireError {
     message: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     data: Option<Value>,
-}
-
-/// The error-class name the 1.0 SDKs use for a code 0.3 does not define.
-const fn error_name(code: ErrorCode) -> &'static str {
-    match code {
-        ErrorCode::ExtensionSupportRequired => "ExtensionSupportRequiredError",
-        ErrorCode::VersionNotSupported => "VersionNotSupportedError",
-        _ => "Error",
-    }
 }
 
 impl WireError {
@@ -55,10 +46,7 @@ impl WireError {
             (error.code.code(), error.message)
         } else {
             losses.push(LossKind::ErrorCodeRemapped, &at.field("code"));
-            (
-                ErrorCode::InternalError.code(),
-                format!("{}: {}", error_name(error.code), error.message),
-            )
+            (ErrorCode::InternalError.code(), error.message)
         };
         if !error.details.is_empty() {
             losses.push(LossKind::ErrorDetailDropped, &at.field("details"));
@@ -109,18 +97,20 @@ mod tests {
     }
 
     #[test]
-    fn the_1_0_only_codes_become_internal_error_named_in_the_message() {
+    fn the_1_0_only_codes_become_internal_error_with_message_and_data_kept() {
         let (wire, losses) = encode(RpcError::new(ErrorCode::VersionNotSupported, "want 1.0"));
-        assert_eq!(
-            wire,
-            json!({"code": -32603, "message": "VersionNotSupportedError: want 1.0"})
-        );
+        assert_eq!(wire, json!({"code": -32603, "message": "want 1.0"}));
         assert_eq!(
             losses,
             [(LossKind::ErrorCodeRemapped, "error.code".to_owned())]
         );
-        let (wire, _) = encode(RpcError::new(ErrorCode::ExtensionSupportRequired, "ext"));
-        assert_eq!(wire["message"], "ExtensionSupportRequiredError: ext");
+        let mut extension = RpcError::new(ErrorCode::ExtensionSupportRequired, "ext");
+        extension.data = Some(json!({"extension": "urn:x"}));
+        let (wire, _) = encode(extension);
+        assert_eq!(
+            wire,
+            json!({"code": -32603, "message": "ext", "data": {"extension": "urn:x"}})
+        );
     }
 
     #[test]

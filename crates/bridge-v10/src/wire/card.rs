@@ -908,7 +908,7 @@ mod tests {
             "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
             "skills": [{"id": "s", "name": "S", "description": "d", "tags": ["t"],
                 "examples": ["e"], "inputModes": ["a/b"], "outputModes": ["c/d"],
-                "securityRequirements": [{"schemes": {"bearer": {"list": []}}}]}],
+                "securityRequirements": [{"schemes": {"bearer": {}}}]}],
             "signatures": [{"protected": "p", "signature": "s", "header": {"kid": "k"}}]
         })
     }

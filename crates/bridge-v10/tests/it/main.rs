@@ -333,3 +333,16 @@ fn trailing_garbage_after_a_fragment_is_refused() {
             .is_err()
     );
 }
+
+#[test]
+fn a_send_result_as_the_1_0_python_sdk_writes_it_round_trips_unchanged() {
+    // `MessageToDict(SendMessageResponse(task=…))` from a2a-sdk 1.3.0.
+    let wire = br#"{"task": {"id": "t", "status": {"state": "TASK_STATE_CANCELED",
+        "timestamp": "2025-07-31T12:00:00.123456Z"}, "artifacts": [{"artifactId": "a",
+        "parts": [{"raw": "aGn/", "mediaType": "x/y"}]}]}}"#;
+    let codec = V10JsonRpc;
+    let reply = codec.decode_result(Method::SendMessage, wire).unwrap();
+    let out = codec.encode_result(Method::SendMessage, reply).unwrap();
+    assert_eq!(as_json(&out.value), as_json(wire));
+    assert!(out.losses.is_empty());
+}

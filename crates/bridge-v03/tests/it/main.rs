@@ -1,0 +1,4 @@
+//! Integration tests of the 0.3 codec through its public port.
+
+mod golden;
+mod properties;
