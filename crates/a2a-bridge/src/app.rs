@@ -50,6 +50,7 @@ fn init_tracing(format: LogFormat) {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr);
     // A second initialisation (tests calling in twice) is refused by tracing and harmless.
     let _ = match format {

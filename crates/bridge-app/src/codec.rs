@@ -89,7 +89,7 @@ pub trait JsonRpcCodec: Send + Sync + std::fmt::Debug {
     /// [`DecodeError`] naming the offending field when `params` is not what `method` takes.
     fn decode_params(&self, method: Method, params: Option<&[u8]>) -> Result<Call, DecodeError>;
 
-    /// Encodes a call's `params`.
+    /// Encodes a call's `params`; an empty fragment means the revision sends no `params`.
     ///
     /// # Errors
     ///

@@ -240,7 +240,8 @@ pub fn write_error(id: &RequestId, error: &[u8]) -> Vec<u8> {
     write_envelope(id, "error", error)
 }
 
-/// A request around encoded `params`.
+/// A request around encoded `params`; an empty fragment leaves `params` out (0.3
+/// `agent/getAuthenticatedExtendedCard` takes none).
 #[must_use]
 pub fn write_request(id: &RequestId, method: &str, params: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(params.len() + method.len() + 56);
@@ -248,8 +249,10 @@ pub fn write_request(id: &RequestId, method: &str, params: &[u8]) -> Vec<u8> {
     write_id(&mut out, id);
     out.extend_from_slice(b",\"method\":");
     let _ = serde_json::to_writer(&mut out, method);
-    out.extend_from_slice(b",\"params\":");
-    out.extend_from_slice(params);
+    if !params.is_empty() {
+        out.extend_from_slice(b",\"params\":");
+        out.extend_from_slice(params);
+    }
     out.push(b'}');
     out
 }

@@ -210,9 +210,11 @@ async fn serve(
         headers: parts.headers,
         body,
     };
-    let answer = AssertUnwindSafe(handler.handle(inbound))
-        .catch_unwind()
-        .await;
+    // A panic can come from building the future as well as from polling it.
+    let answer = match std::panic::catch_unwind(AssertUnwindSafe(|| handler.handle(inbound))) {
+        Ok(future) => AssertUnwindSafe(future).catch_unwind().await,
+        Err(panic) => Err(panic),
+    };
     let response = match answer {
         Ok(InboundResponse::Full(response)) => response.map(|body| Full::new(body).boxed_unsync()),
         Ok(InboundResponse::Stream { head, frames }) => {

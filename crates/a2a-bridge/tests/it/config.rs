@@ -30,7 +30,7 @@ fn the_shipped_bridge_toml_parses_and_fronts_the_demo_agent() {
     assert_eq!(resolved.server.max_body, 4 * 1024 * 1024);
     assert_eq!(
         resolved.settings.timeouts.stream_idle,
-        std::time::Duration::from_secs(300)
+        a2a_bridge::config::TimeoutsSection::default().stream_idle
     );
 }
 
@@ -124,4 +124,12 @@ fn a_reload_keeps_the_client_and_card_cache_when_the_upstream_is_unchanged() {
     assert!(fresh);
     assert!(!Arc::ptr_eq(&next.upstream, &wiring.upstream));
     assert!(!Arc::ptr_eq(&next.cards, &wiring.cards));
+}
+
+#[test]
+fn the_shipped_file_states_every_default_but_the_demo() {
+    let mut shipped = Config::load(&shipped()).unwrap();
+    shipped.upstream.url = None;
+    shipped.demo = Config::default().demo;
+    assert_eq!(shipped, Config::default());
 }

@@ -99,7 +99,12 @@ fn streaming() -> (
     let slot = std::sync::Mutex::new(Some((rx, DropFlag(Arc::clone(&dropped)))));
     let handler = Fake(
         move |_request: InboundRequest| -> BoxFuture<'static, InboundResponse> {
-            let (rx, flag) = slot.lock().unwrap().take().expect("one stream per test");
+            // The stream is handed out once; later requests get an empty answer.
+            let Some((rx, flag)) = slot.lock().unwrap().take() else {
+                return Box::pin(async {
+                    InboundResponse::Full(http::Response::new(Bytes::new()))
+                });
+            };
             let frames = futures_util::stream::unfold((rx, flag), |(mut rx, flag)| async move {
                 rx.recv().await.map(|frame| (frame, (rx, flag)))
             });
@@ -319,5 +324,82 @@ async fn a_panicking_handler_is_answered_with_500() {
     let server = Server::start(handler, ServerConfig::default()).await;
     let response = client().get(server.url("/")).send().await.unwrap();
     assert_eq!(response.status(), 500);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_handler_that_panics_before_its_future_is_answered_with_500() {
+    let handler = Arc::new(Fake(
+        |_request: InboundRequest| -> BoxFuture<'static, InboundResponse> { panic!("handler bug") },
+    ));
+    let server = Server::start(handler, ServerConfig::default()).await;
+    let response = client().get(server.url("/")).send().await.unwrap();
+    assert_eq!(response.status(), 500);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_client_slower_than_the_header_read_timeout_is_disconnected() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let config = ServerConfig {
+        header_read_timeout: Duration::from_millis(200),
+        ..ServerConfig::default()
+    };
+    let server = Server::start(echo(), config).await;
+    let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    stream
+        .write_all(b"GET / HTTP/1.1\r\nHost: x\r\n")
+        .await
+        .unwrap();
+    let mut rest = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut rest)).await;
+    assert!(read.is_ok(), "the connection is closed after the timeout");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_request_head_over_the_cap_is_refused() {
+    let config = ServerConfig {
+        max_header_size: 8192,
+        ..ServerConfig::default()
+    };
+    let server = Server::start(echo(), config).await;
+    let result = client()
+        .get(server.url("/"))
+        .header("x-big", "a".repeat(16 * 1024))
+        .send()
+        .await;
+    match result {
+        Ok(response) => assert_eq!(response.status(), 431),
+        // hyper may close the connection before the client finished writing the head.
+        Err(error) => assert!(!error.is_timeout(), "{error}"),
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn connections_over_the_cap_wait_for_a_free_slot() {
+    let (handler, frames, _dropped) = streaming();
+    let config = ServerConfig {
+        max_connections: 1,
+        ..ServerConfig::default()
+    };
+    let server = Server::start(handler, config).await;
+    let first = client().post(server.url("/")).send().await.unwrap();
+
+    let second = tokio::spawn(client().get(server.url("/")).send());
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        !second.is_finished(),
+        "a second connection is served over the cap"
+    );
+
+    drop(frames);
+    drop(first);
+    let second = tokio::time::timeout(Duration::from_secs(5), second)
+        .await
+        .expect("the waiting connection is served once the first one closes")
+        .unwrap();
+    assert!(second.is_ok());
     server.stop().await;
 }

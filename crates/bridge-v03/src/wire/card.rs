@@ -255,10 +255,13 @@ fn requirements_from_ir(list: Vec<SecurityRequirement>) -> Vec<BTreeMap<String, 
 impl WireCard {
     /// Moves the card into the IR.
     pub(crate) fn into_ir(self) -> AgentCard {
-        let version = self
-            .protocol_version
-            .clone()
-            .unwrap_or_else(|| DEFAULT_PROTOCOL_VERSION.to_owned());
+        // Interfaces carry `Major.Minor`, as 1.0 names versions (§3.6); the card's own string
+        // stays in `protocol_version` so the 0.3 card re-encodes as written.
+        let version = major_minor(
+            self.protocol_version
+                .as_deref()
+                .unwrap_or(DEFAULT_PROTOCOL_VERSION),
+        );
         let mut interfaces =
             Vec::with_capacity(1 + self.additional_interfaces.as_ref().map_or(0, Vec::len));
         interfaces.push(AgentInterface {
@@ -446,15 +449,11 @@ impl Endpoints {
         }
         let mut listed = listed.into_iter();
         let (first_index, first) = listed.next()?;
-        let protocol_version = protocol_version.unwrap_or_else(|| {
-            if any_0_3 && !first.protocol_version.is_empty() {
-                first.protocol_version.clone()
-            } else {
-                DEFAULT_PROTOCOL_VERSION.to_owned()
-            }
-        });
+        let protocol_version =
+            protocol_version.unwrap_or_else(|| DEFAULT_PROTOCOL_VERSION.to_owned());
+        let card_version = major_minor(&protocol_version);
         let mut check_version = |index: usize, version: &str| {
-            if version != protocol_version {
+            if major_minor(version) != card_version {
                 losses.push(
                     LossKind::ValueConverted,
                     &interfaces_at.index(index).field("protocolVersion"),
@@ -477,6 +476,18 @@ impl Endpoints {
             additional,
             protocol_version,
         })
+    }
+}
+
+/// A version's `Major.Minor` (`0.3.0` → `0.3`); an empty version is 0.3's.
+fn major_minor(version: &str) -> String {
+    if version.trim().is_empty() {
+        return "0.3".to_owned();
+    }
+    let mut parts = version.trim().splitn(3, '.');
+    match (parts.next(), parts.next()) {
+        (Some(major), Some(minor)) => format!("{major}.{minor}"),
+        _ => version.trim().to_owned(),
     }
 }
 
@@ -672,7 +683,10 @@ mod tests {
         let ir = decode(card());
         assert_eq!(ir.interfaces.len(), 2);
         assert_eq!(ir.interfaces[1].binding, "HTTP+JSON");
-        assert_eq!(ir.interfaces[1].protocol_version, "0.3.0");
+        assert_eq!(
+            ir.interfaces[1].protocol_version, "0.3",
+            "interfaces carry Major.Minor"
+        );
         assert_eq!(ir.capabilities.extended_agent_card, Some(true));
         let (back, losses) = encode(ir);
         assert_eq!(back, card());
@@ -719,7 +733,7 @@ mod tests {
         object.remove("preferredTransport");
         let ir = decode(minimal);
         assert_eq!(ir.interfaces[0].binding, "JSONRPC");
-        assert_eq!(ir.interfaces[0].protocol_version, "0.3.0");
+        assert_eq!(ir.interfaces[0].protocol_version, "0.3");
         assert_eq!(ir.protocol_version, None);
         let (back, losses) = encode(ir);
         assert_eq!(back["protocolVersion"], "0.3.0");
@@ -747,7 +761,7 @@ mod tests {
         ];
         let (back, losses) = encode(ir);
         assert_eq!(back["url"], "https://v03");
-        assert_eq!(back["protocolVersion"], "0.3");
+        assert_eq!(back["protocolVersion"], "0.3.0", "the 0.3 schema default");
         assert_eq!(
             back["additionalInterfaces"],
             json!([{"url": "https://v03b", "transport": "JSONRPC"}])

@@ -293,9 +293,9 @@ pub(crate) fn encode_params(call: Call, losses: &mut Losses) -> Option<Vec<u8>> 
         }
         Call::GetExtendedCard(params) => {
             losses.drop_if(params.tenant.is_some(), &root.field("tenant"));
-            // 0.3 defines no params for this call; the envelope always carries `params`, and
-            // an empty object is what the 0.3 SDK ignores.
-            b"{}".to_vec()
+            // 0.3 defines no params for this call: an empty fragment tells the envelope writer
+            // to leave the member out, as the 0.3 SDK client does.
+            Vec::new()
         }
     })
 }
