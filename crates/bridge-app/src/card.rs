@@ -140,9 +140,15 @@ fn interface_revision(interface: &AgentInterface) -> Option<Revision> {
 pub fn across_revisions(mut card: AgentCard) -> Translated<AgentCard> {
     let mut losses = Vec::new();
     if card.signatures.take().is_some() {
-        losses.push(Loss::new(bridge_ir::LossKind::SignatureDropped, "signatures"));
+        losses.push(Loss::new(
+            bridge_ir::LossKind::SignatureDropped,
+            "signatures",
+        ));
     }
-    Translated { value: card, losses }
+    Translated {
+        value: card,
+        losses,
+    }
 }
 
 /// The card as the bridge presents it: its own endpoints, no signatures.

@@ -198,7 +198,10 @@ pub fn parse_response(body: &[u8]) -> Result<ResponseEnvelope<'_>, String> {
         (Some(result), None) => Ok(result),
         (None, Some(error)) => Err(error),
         (Some(_), Some(_)) => return Err("the answer has both `result` and `error`".to_owned()),
-        (None, None) => return Err("the answer has neither `result` nor `error`".to_owned()),
+        // The 0.3 Python SDK server drops a `null` result (`exclude_none`), so an answer to
+        // `tasks/pushNotificationConfig/delete` arrives with neither member. Reading it as
+        // `null` lets the method's codec decide whether `null` is a valid result.
+        (None, None) => Ok(RawValue::NULL),
     };
     Ok(ResponseEnvelope { id, outcome })
 }
@@ -370,8 +373,9 @@ mod tests {
     }
 
     #[test]
-    fn a_response_must_have_exactly_one_of_result_and_error() {
-        assert!(parse_response(br#"{"jsonrpc":"2.0","id":1}"#).is_err());
+    fn a_response_must_not_have_both_result_and_error_and_a_missing_one_reads_as_null() {
+        let bare = parse_response(br#"{"jsonrpc":"2.0","id":1}"#).unwrap();
+        assert_eq!(bare.outcome.unwrap().get(), "null");
         assert!(parse_response(br#"{"jsonrpc":"2.0","id":1,"result":1,"error":{}}"#).is_err());
         assert!(parse_response(b"<html>").is_err());
         assert!(parse_response(br#"{"id":1,"result":1}"#).is_err());

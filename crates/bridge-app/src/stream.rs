@@ -15,9 +15,12 @@
 //! - 0.3 marks the last event `final`; the 0.3 codec synthesises it for events from a 1.0
 //!   agent. The stream ends after the event that ends it (terminal or interrupted state, a
 //!   message, or `final`), and the upstream stream is dropped there.
-//! - An upstream that closes before such an event, fails, goes quiet past the idle timeout, or
-//!   sends an event that does not decode, ends the caller's stream with a JSON-RPC error event in
-//!   the caller's revision: once the SSE head is out, an event is the only way left to say so.
+//! - An upstream that closes before such an event is asked for the task (`GetTask`): a 0.3
+//!   agent closes a resubscription when the task is canceled without sending the final status.
+//!   When the task has reached a state that ends streams, that status is sent as the last event.
+//! - Otherwise an upstream that closes early, fails, goes quiet past the idle timeout, or sends
+//!   an event that does not decode, ends the caller's stream with a JSON-RPC error event in the
+//!   caller's revision: once the SSE head is out, an event is the only way left to say so.
 //!
 //! When the caller goes away the server drops this stream, which drops the upstream body and so
 //! cancels the upstream request.
@@ -25,7 +28,10 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use bridge_ir::{Call, ErrorCode, Revision, RpcError, StreamEvent, Task, TaskState, TaskStatus};
+use bridge_ir::{
+    Call, ErrorCode, GetTaskParams, Method, Reply, Revision, RpcError, StreamEvent, Task,
+    TaskState, TaskStatus, TaskStatusUpdateEvent,
+};
 use bytes::Bytes;
 use futures_util::StreamExt;
 use http::{HeaderValue, StatusCode, header};
@@ -46,6 +52,10 @@ pub(crate) async fn open(
     snapshot: Option<StreamEvent>,
 ) -> InboundResponse {
     let method = call.method();
+    let subscribed = match &call {
+        Call::SubscribeToTask(params) => Some((params.id.clone(), String::new())),
+        _ => None,
+    };
     let deadline = Deadline::Stream {
         head: bridge.settings.timeouts.stream_head,
         idle: bridge.settings.timeouts.stream_idle,
@@ -92,6 +102,7 @@ pub(crate) async fn open(
             && context.upstream == Revision::V0_3
             && method == bridge_ir::Method::SendStreamingMessage,
         skip_repeated_task: snapshot.is_some(),
+        task: subscribed,
         sent_any: false,
         ended: false,
         context,
@@ -136,6 +147,8 @@ struct Translator {
     task_first: bool,
     /// A snapshot was sent already; a Task repeated at the start is dropped.
     skip_repeated_task: bool,
+    /// The task the stream is about (id, context id), once an event named it.
+    task: Option<(String, String)>,
     sent_any: bool,
     ended: bool,
 }
@@ -148,6 +161,9 @@ impl Translator {
     /// The frames for one upstream event.
     fn event(&mut self, event: StreamEvent) -> Vec<Bytes> {
         let mut frames = Vec::with_capacity(1);
+        if let Some(task) = task_of(&event) {
+            self.task = Some(task);
+        }
         if self.skip_repeated_task && self.sent_any {
             self.skip_repeated_task = false;
             if matches!(event, StreamEvent::Task(_)) {
@@ -191,6 +207,39 @@ impl Translator {
         sse::frame(&body)
     }
 
+    /// The frames that end a stream the upstream closed before a state that ends it.
+    async fn closed_early(&mut self) -> Vec<Bytes> {
+        let unfinished = RpcError::new(
+            ErrorCode::InvalidAgentResponse,
+            "the upstream closed the stream before the task reached a terminal or interrupted state",
+        );
+        let Some((task_id, context_id)) = self.task.clone() else {
+            return vec![self.error(unfinished)];
+        };
+        let mut lookup = self.context.clone();
+        lookup.method = Method::GetTask;
+        let call = Call::GetTask(GetTaskParams {
+            id: task_id.clone(),
+            history_length: None,
+            metadata: None,
+            tenant: None,
+        });
+        let frames = match pipeline::forward(&self.bridge, &lookup, call).await.0 {
+            Ok(Reply::Task(task)) if task.status.state.ends_stream() => {
+                self.event(StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
+                    task_id,
+                    context_id: task.context_id.unwrap_or(context_id),
+                    status: task.status,
+                    final_flag: None,
+                    metadata: None,
+                }))
+            }
+            _ => vec![self.error(unfinished)],
+        };
+        self.ended = true;
+        frames
+    }
+
     /// The frames for one upstream SSE event's data.
     fn data(&mut self, data: &[u8]) -> Vec<Bytes> {
         let codec = Arc::clone(self.bridge.codecs.of(self.context.upstream));
@@ -228,6 +277,25 @@ impl Translator {
                     self.context.upstream
                 )))],
             },
+        }
+    }
+}
+
+/// The task an event is about, with its context id.
+fn task_of(event: &StreamEvent) -> Option<(String, String)> {
+    match event {
+        StreamEvent::Task(task) => {
+            Some((task.id.clone(), task.context_id.clone().unwrap_or_default()))
+        }
+        StreamEvent::Message(message) => message
+            .task_id
+            .clone()
+            .map(|id| (id, message.context_id.clone().unwrap_or_default())),
+        StreamEvent::StatusUpdate(update) => {
+            Some((update.task_id.clone(), update.context_id.clone()))
+        }
+        StreamEvent::ArtifactUpdate(update) => {
+            Some((update.task_id.clone(), update.context_id.clone()))
         }
     }
 }
@@ -280,11 +348,8 @@ impl State {
             match body.next().await {
                 None => {
                     self.body = None;
-                    let frame = self.translator.error(RpcError::new(
-                        ErrorCode::InvalidAgentResponse,
-                        "the upstream closed the stream before the task reached a terminal or interrupted state",
-                    ));
-                    return Some((frame, self));
+                    let frames = self.translator.closed_early().await;
+                    self.pending.extend(frames);
                 }
                 Some(Err(error)) => {
                     self.body = None;

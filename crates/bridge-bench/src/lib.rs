@@ -449,7 +449,9 @@ mod tests {
         let b03 = v03["params"]["message"]["parts"][1]["file"]["bytes"]
             .as_str()
             .unwrap();
-        let b10 = v10["params"]["message"]["parts"][1]["raw"].as_str().unwrap();
+        let b10 = v10["params"]["message"]["parts"][1]["raw"]
+            .as_str()
+            .unwrap();
         assert_eq!(b03.len(), encoded_len);
         assert_eq!(b03, b10);
         assert!(case.v03.len() > encoded_len && case.v10.len() > encoded_len);
@@ -468,7 +470,12 @@ mod tests {
     #[test]
     fn the_baseline_reproduces_a_compact_document() {
         for case in cases().unwrap() {
-            assert_eq!(value_round_trip(&case.v03).unwrap(), case.v03, "{}", case.name);
+            assert_eq!(
+                value_round_trip(&case.v03).unwrap(),
+                case.v03,
+                "{}",
+                case.name
+            );
         }
     }
 }

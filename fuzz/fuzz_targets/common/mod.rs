@@ -46,10 +46,7 @@ fn params(source: &dyn JsonRpcCodec, method: Method, fragment: Option<&[u8]>) {
             // A method without params (0.3 `agent/getAuthenticatedExtendedCard`) is written
             // as nothing or `null`, and read back as absent.
             let bytes = encoded.value.trim_ascii();
-            let absent = bytes.is_empty() || bytes == b"null";
-            if absent {
-                assert!(target.decode_params(method, None).is_ok() || true);
-            } else {
+            if !bytes.is_empty() && bytes != b"null" {
                 check_output(target, "params", bytes, |b| {
                     target.decode_params(method, Some(b))
                 });

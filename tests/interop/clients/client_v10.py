@@ -363,14 +363,14 @@ class Peer:
         cancel_at = clock.now()
         canceled = await self.client(streaming=False).cancel_task(CancelTaskRequest(id=task.id))
         ended = True
+        stream_error = None
         try:
             await asyncio.wait_for(asyncio.shield(collector), 5.0)
         except TimeoutError:
             ended = False
             collector.cancel()
-        stream_error = None
-        if collector.done() and not collector.cancelled() and collector.exception() is not None:
-            stream_error = to_error(collector.exception())
+        except Exception as exc:  # noqa: BLE001 - an error ending the stream is an observation
+            stream_error = to_error(exc)
         return {
             'taskId': task.id,
             'events': events,

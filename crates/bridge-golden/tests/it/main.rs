@@ -10,6 +10,8 @@
 
 #![expect(clippy::unwrap_used, reason = "tests fail by panicking")]
 
+mod properties;
+
 use std::collections::BTreeSet;
 
 use bridge_app::codec::JsonRpcCodec;

@@ -170,3 +170,34 @@ async fn a_streaming_call_refused_before_the_stream_is_answered_as_plain_json() 
     let got = rpc(&b, &[], &subscribe).await;
     assert_eq!(got.body()["error"]["code"], -32001);
 }
+
+#[tokio::test]
+async fn a_0_3_resubscription_closed_without_a_final_event_ends_with_the_tasks_final_status() {
+    // A 0.3 agent closes `tasks/resubscribe` when the task is canceled without sending the
+    // canceled status; the bridge reads the task and sends that status as the last event.
+    let agent = upstream(card_v03(), |method, body| match method {
+        "tasks/get" if body["params"]["id"] == "t-1" && body["id"] == 1 => {
+            ok(&body["id"], task_v03("working"))
+        }
+        "tasks/get" => ok(&body["id"], task_v03("canceled")),
+        _ => Answer::Chunks(vec![sse(&status_v03(&body["id"], "working", false))]),
+    });
+    let agent_for_count = agent.clone();
+    let b = bridge(agent, |_| {});
+    let subscribe =
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/resubscribe", "params": {"id": "t-1"}});
+    let got = rpc(&b, &[], &subscribe).await;
+    let events = got.events();
+    assert_eq!(events.len(), 2, "{events:#?}");
+    assert_eq!(events[0]["result"]["status"]["state"], "working");
+    assert_eq!(events[1]["result"]["kind"], "status-update");
+    assert_eq!(events[1]["result"]["status"]["state"], "canceled");
+    assert_eq!(events[1]["result"]["final"], true);
+    assert!(events.iter().all(|e| e.get("error").is_none()));
+    let methods: Vec<_> = agent_for_count
+        .calls()
+        .iter()
+        .map(|c| c["method"].clone())
+        .collect();
+    assert_eq!(methods, [json!("tasks/resubscribe"), json!("tasks/get")]);
+}
