@@ -6,6 +6,12 @@
 #![no_main]
 
 use bridge_app::jsonrpc::{parse_request, parse_response, write_error, write_request, write_result};
+use serde_json::value::RawValue;
+
+/// An outcome's raw JSON text.
+fn text<'a>(outcome: Result<&'a RawValue, &'a RawValue>) -> Result<&'a str, &'a str> {
+    outcome.map(RawValue::get).map_err(RawValue::get)
+}
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     if let Ok(request) = parse_request(data) {
@@ -31,10 +37,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
         match parse_response(&written) {
             Ok(again) => {
                 assert_eq!(again.id, response.id);
-                let raw = |outcome: Result<&serde_json::value::RawValue, &serde_json::value::RawValue>| {
-                    outcome.map(|r| r.get()).map_err(|r| r.get())
-                };
-                assert_eq!(raw(again.outcome), raw(response.outcome));
+                assert_eq!(text(again.outcome), text(response.outcome));
             }
             Err(error) => panic!(
                 "a written response does not parse: {error}\n{}",

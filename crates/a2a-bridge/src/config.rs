@@ -185,6 +185,10 @@ pub struct LimitsSection {
     pub header_size: usize,
     /// Inbound connections served at once.
     pub connections: usize,
+    /// How deep a request's JSON may nest.
+    pub json_depth: usize,
+    /// Streams open at once.
+    pub streams: usize,
 }
 
 impl Default for LimitsSection {
@@ -198,6 +202,8 @@ impl Default for LimitsSection {
             card: app.card,
             header_size: server.max_header_size,
             connections: server.max_connections,
+            json_depth: app.json_depth,
+            streams: app.streams,
         }
     }
 }
@@ -385,12 +391,15 @@ impl Config {
                 upstream_body: self.limits.upstream_body,
                 sse_event: self.limits.sse_event,
                 card: self.limits.card,
+                json_depth: self.limits.json_depth,
+                streams: self.limits.streams,
             },
             timeouts: Timeouts {
                 unary: self.timeouts.unary,
                 stream_head: self.timeouts.stream_head,
                 stream_idle: self.timeouts.stream_idle,
             },
+            auth: None,
         };
         let client = ClientSettings {
             connect_timeout: self.timeouts.connect,

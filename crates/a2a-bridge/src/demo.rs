@@ -494,7 +494,11 @@ fn sse(frames: FrameStream) -> InboundResponse {
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/event-stream"),
     );
-    InboundResponse::Stream { head, frames }
+    InboundResponse::Stream {
+        head,
+        frames,
+        farewell: None,
+    }
 }
 
 fn json_response(status: StatusCode, body: &Value) -> InboundResponse {

@@ -20,7 +20,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use bridge_ir::{Loss, Revision};
+
+use std::sync::atomic::AtomicUsize;
+
+use bridge_ir::{Loss, Method as Operation, Revision};
 use bytes::Bytes;
 use futures_util::future::BoxFuture;
 use http::{HeaderValue, Method, StatusCode, header};
@@ -52,18 +55,50 @@ impl Codecs {
     }
 }
 
-/// Receives what translations lost, for logs and metrics.
-pub trait LossObserver: Send + Sync + std::fmt::Debug {
-    /// Called once per translation that lost something.
-    fn observe(&self, from: Revision, to: Revision, losses: &[Loss]);
+/// What one JSON-RPC call was, attached to its response as an `http` extension so the
+/// layers around the application (metrics, access logs) can read it without parsing the body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallInfo {
+    /// The caller's revision (the revision the answer is written in).
+    pub caller: Revision,
+    /// The operation, once the method name was read.
+    pub method: Option<Operation>,
+    /// The upstream's revision, once known.
+    pub upstream: Option<Revision>,
+    /// The JSON-RPC error code of the answer; `None` for a result or an opened stream.
+    pub error_code: Option<i64>,
 }
 
-/// A [`LossObserver`] that logs at debug level.
+/// Receives what the pipeline observes, for logs and metrics. Every method has a default that
+/// does nothing, so an observer implements only what it records.
+pub trait Observer: Send + Sync + std::fmt::Debug {
+    /// A translation lost something.
+    fn losses(&self, from: Revision, to: Revision, losses: &[Loss]) {
+        let _ = (from, to, losses);
+    }
+
+    /// An upstream exchange's head arrived (or failed) after `elapsed`.
+    fn upstream_exchange(&self, method: Operation, status: Option<u16>, elapsed: Duration) {
+        let _ = (method, status, elapsed);
+    }
+
+    /// A card refresh finished.
+    fn card_refresh(&self, ok: bool) {
+        let _ = ok;
+    }
+
+    /// A stream opened (`true`) or closed (`false`).
+    fn stream(&self, opened: bool) {
+        let _ = opened;
+    }
+}
+
+/// An [`Observer`] that logs losses at debug level.
 #[derive(Debug, Default)]
 pub struct LogLosses;
 
-impl LossObserver for LogLosses {
-    fn observe(&self, from: Revision, to: Revision, losses: &[Loss]) {
+impl Observer for LogLosses {
+    fn losses(&self, from: Revision, to: Revision, losses: &[Loss]) {
         for loss in losses {
             tracing::debug!(%from, %to, kind = loss.kind.label(), at = %loss.at, "translation loss");
         }
@@ -77,7 +112,8 @@ pub struct Bridge {
     pub(crate) codecs: Codecs,
     pub(crate) upstream: Arc<dyn Upstream>,
     pub(crate) cards: Arc<CardCache>,
-    pub(crate) losses: Arc<dyn LossObserver>,
+    pub(crate) observer: Arc<dyn Observer>,
+    pub(crate) open_streams: Arc<AtomicUsize>,
 }
 
 impl Bridge {
@@ -96,15 +132,30 @@ impl Bridge {
             codecs,
             upstream,
             cards,
-            losses: Arc::new(LogLosses),
+            observer: Arc::new(LogLosses),
+            open_streams: Arc::new(AtomicUsize::new(0)),
         }
     }
 
-    /// Replaces where translation losses are reported.
+    /// Replaces where losses, upstream exchanges and streams are reported.
     #[must_use]
-    pub fn with_loss_observer(mut self, observer: Arc<dyn LossObserver>) -> Self {
-        self.losses = observer;
+    pub fn with_observer(mut self, observer: Arc<dyn Observer>) -> Self {
+        self.observer = observer;
         self
+    }
+
+    /// Shares the count of open streams with other generations, so the stream limit holds
+    /// across reloads.
+    #[must_use]
+    pub fn with_stream_counter(mut self, counter: Arc<AtomicUsize>) -> Self {
+        self.open_streams = counter;
+        self
+    }
+
+    /// How many streams are open now.
+    #[must_use]
+    pub fn open_streams(&self) -> usize {
+        self.open_streams.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The settings this bridge runs with.
@@ -137,6 +188,12 @@ impl Bridge {
     ///
     /// A message saying why the card could not be read; the cached card, if any, stays in use.
     pub async fn refresh_card(&self) -> Result<Duration, String> {
+        let result = self.fetch_card().await;
+        self.observer.card_refresh(result.is_ok());
+        result
+    }
+
+    async fn fetch_card(&self) -> Result<Duration, String> {
         let url = self.card_url();
         let mut headers = http::HeaderMap::new();
         headers.insert(header::ACCEPT, HeaderValue::from_static("application/json"));
@@ -249,7 +306,7 @@ impl Bridge {
         let mut losses = presented.losses;
         losses.extend(served.losses);
         if !losses.is_empty() {
-            self.losses.observe(cached.revision, caller, &losses);
+            self.observer.losses(cached.revision, caller, &losses);
         }
         let max_age = self.settings.upstream.card_refresh.as_secs();
         let not_modified = request

@@ -21,6 +21,6 @@ pub mod stream;
 pub mod upstream;
 pub mod validate;
 
-pub use bridge::{Bridge, Codecs, LogLosses, LossObserver};
+pub use bridge::{Bridge, CallInfo, Codecs, LogLosses, Observer};
 pub use card::CardCache;
 pub use settings::Settings;

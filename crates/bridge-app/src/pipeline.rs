@@ -30,7 +30,8 @@ use bytes::{Bytes, BytesMut};
 use futures_util::StreamExt;
 use http::{HeaderMap, HeaderValue, StatusCode, header};
 
-use crate::bridge::Bridge;
+use crate::bridge::{Bridge, CallInfo};
+use crate::settings::InboundAuth;
 use crate::card::CachedCard;
 use crate::codec::{EncodeError, JsonRpcCodec};
 use crate::jsonrpc;
@@ -82,17 +83,150 @@ pub(crate) struct Context {
     pub call_url: String,
 }
 
-/// Answers one JSON-RPC request.
+/// Answers one JSON-RPC request, and attaches a [`CallInfo`] describing it to the response.
 pub(crate) async fn rpc(bridge: &Arc<Bridge>, request: InboundRequest) -> InboundResponse {
+    let mut seen = Seen::default();
+    let mut response = rpc_inner(bridge, request, &mut seen).await;
+    let extensions = match &mut response {
+        InboundResponse::Full(response) => response.extensions_mut(),
+        InboundResponse::Stream { head, .. } => &mut head.extensions,
+    };
+    if let Some(info) = extensions.get_mut::<CallInfo>() {
+        info.method = info.method.or(seen.method);
+        info.upstream = info.upstream.or(seen.upstream);
+    } else if let Some(caller) = seen.caller {
+        extensions.insert(CallInfo {
+            caller,
+            method: seen.method,
+            upstream: seen.upstream,
+            error_code: None,
+        });
+    }
+    response
+}
+
+/// What the pipeline learned about a call before it answered.
+#[derive(Debug, Default)]
+struct Seen {
+    caller: Option<Revision>,
+    method: Option<Method>,
+    upstream: Option<Revision>,
+}
+
+/// Whether the request carries one of the configured credentials.
+fn authorized(auth: &InboundAuth, headers: &HeaderMap) -> bool {
+    let bearer = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.split_once(' ')
+                .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+                .map(|(_, token)| token.trim())
+        });
+    let key = headers
+        .get(&auth.api_key_header)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim);
+    bearer.is_some_and(|token| auth.bearer_tokens.iter().any(|t| constant_time_eq(t, token)))
+        || key.is_some_and(|key| auth.api_keys.iter().any(|k| constant_time_eq(k, key)))
+}
+
+/// Compares secrets without an early exit on the first differing byte.
+fn constant_time_eq(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a
+            .bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
+}
+
+/// How deep a JSON document nests, counting objects and arrays outside strings; stops counting
+/// once `limit` is passed.
+fn nesting_exceeds(json: &[u8], limit: usize) -> bool {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &byte in json {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if byte == b'\\' {
+                escaped = true;
+            } else if byte == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
+async fn rpc_inner(
+    bridge: &Arc<Bridge>,
+    request: InboundRequest,
+    seen: &mut Seen,
+) -> InboundResponse {
     let requested = negotiate::requested_version(&request.headers, request.query.as_deref());
     let fallback = match requested.and_then(Revision::from_version) {
         Some(Revision::V1_0) => Revision::V1_0,
         _ => Revision::V0_3,
     };
+    seen.caller = Some(fallback);
     let envelope = match jsonrpc::parse_request(&request.body) {
         Ok(envelope) => envelope,
         Err(refused) => return error_response(bridge, fallback, &refused.id, refused.error),
     };
+    if let Some(auth) = &bridge.settings.auth
+        && !authorized(auth, &request.headers)
+    {
+        // Authentication belongs to the HTTP layer (A2A 1.0 §4.4): 401 with a challenge, and a
+        // JSON-RPC error in the caller's revision for whoever reads the body.
+        let mut response = error_response(
+            bridge,
+            fallback,
+            &envelope.id,
+            RpcError::new(
+                ErrorCode::InvalidRequest,
+                "unauthorized: send a valid bearer token in Authorization or an API key",
+            ),
+        );
+        if let InboundResponse::Full(response) = &mut response {
+            *response.status_mut() = StatusCode::UNAUTHORIZED;
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"a2a-bridge\""),
+            );
+        }
+        return response;
+    }
+    if let Some(params) = envelope.params
+        && nesting_exceeds(params.get().as_bytes(), bridge.settings.limits.json_depth)
+    {
+        return error_response(
+            bridge,
+            fallback,
+            &envelope.id,
+            RpcError::new(
+                ErrorCode::InvalidRequest,
+                format!(
+                    "`params` nests deeper than the {}-level limit",
+                    bridge.settings.limits.json_depth
+                ),
+            ),
+        );
+    }
     let negotiated = match negotiate::negotiate(
         &envelope.method,
         requested,
@@ -104,6 +238,8 @@ pub(crate) async fn rpc(bridge: &Arc<Bridge>, request: InboundRequest) -> Inboun
             return error_response(bridge, refusal.answer_in, &envelope.id, refusal.error);
         }
     };
+    seen.caller = Some(negotiated.revision);
+    seen.method = Some(negotiated.method);
     let caller_codec = bridge.codecs.of(negotiated.revision);
     let call = match caller_codec.decode_params(
         negotiated.method,
@@ -143,6 +279,7 @@ pub(crate) async fn rpc(bridge: &Arc<Bridge>, request: InboundRequest) -> Inboun
             }
         },
     };
+    seen.upstream = Some(upstream);
     let context = Context {
         id,
         caller: negotiated.revision,
@@ -331,7 +468,8 @@ pub(crate) async fn send(
     let streaming = matches!(deadline, Deadline::Stream { .. });
     let headers =
         crate::headers::toward_upstream(&context.caller_headers, context.upstream, streaming);
-    bridge
+    let started = std::time::Instant::now();
+    let result = bridge
         .upstream
         .send(UpstreamRequest {
             method: http::Method::POST,
@@ -340,8 +478,13 @@ pub(crate) async fn send(
             body: Bytes::from(body),
             deadline,
         })
-        .await
-        .map_err(|e| upstream_failure(&e))
+        .await;
+    bridge.observer.upstream_exchange(
+        method,
+        result.as_ref().ok().map(|r| r.status.as_u16()),
+        started.elapsed(),
+    );
+    result.map_err(|e| upstream_failure(&e))
 }
 
 fn unsupported(revision: Revision, method: Method) -> RpcError {
@@ -462,7 +605,7 @@ pub(crate) fn read_answer(
 
 fn observe<T>(bridge: &Bridge, from: Revision, to: Revision, translated: &Translated<T>) {
     if !translated.losses.is_empty() {
-        bridge.losses.observe(from, to, &translated.losses);
+        bridge.observer.losses(from, to, &translated.losses);
     }
 }
 
@@ -514,8 +657,15 @@ fn respond(
     outcome: Result<Reply, RpcError>,
     upstream_headers: &HeaderMap,
 ) -> InboundResponse {
+    let error_code = outcome.as_ref().err().map(|e| e.code.code());
     let body = encode_outcome(bridge, context, outcome);
     let mut response = json_response(body);
+    response.extensions_mut().insert(CallInfo {
+        caller: context.caller,
+        method: Some(context.method),
+        upstream: Some(context.upstream),
+        error_code,
+    });
     let extra = crate::headers::toward_caller(upstream_headers, context.caller);
     response.headers_mut().extend(extra);
     InboundResponse::Full(response)
@@ -538,5 +688,13 @@ pub(crate) fn error_response(
     id: &RequestId,
     error: RpcError,
 ) -> InboundResponse {
-    InboundResponse::Full(json_response(encode_error(bridge, revision, id, error)))
+    let code = error.code.code();
+    let mut response = json_response(encode_error(bridge, revision, id, error));
+    response.extensions_mut().insert(CallInfo {
+        caller: revision,
+        method: None,
+        upstream: None,
+        error_code: Some(code),
+    });
+    InboundResponse::Full(response)
 }

@@ -40,6 +40,9 @@ pub enum InboundResponse {
         head: http::response::Parts,
         /// The events.
         frames: FrameStream,
+        /// The frame to send if the server must end the stream early (graceful shutdown): a
+        /// JSON-RPC error event in the caller's revision, with the caller's id.
+        farewell: Option<Bytes>,
     },
 }
 

@@ -23,6 +23,20 @@ pub struct Settings {
     pub limits: Limits,
     /// Deadlines handed to the upstream adapter.
     pub timeouts: Timeouts,
+    /// Credentials callers must present, if any.
+    pub auth: Option<InboundAuth>,
+}
+
+/// A credential check for gateway deployments: a caller must present one of the bearer tokens
+/// (`Authorization: Bearer …`) or one of the API keys (in `api_key_header`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InboundAuth {
+    /// Accepted bearer tokens.
+    pub bearer_tokens: Vec<String>,
+    /// Accepted API keys.
+    pub api_keys: Vec<String>,
+    /// The header API keys arrive in.
+    pub api_key_header: http::HeaderName,
 }
 
 /// The agent behind the bridge.
@@ -86,6 +100,10 @@ pub struct Limits {
     pub sse_event: usize,
     /// An upstream agent card.
     pub card: usize,
+    /// How deep a request's JSON may nest.
+    pub json_depth: usize,
+    /// How many streams may be open at once (across configuration generations).
+    pub streams: usize,
 }
 
 impl Default for Limits {
@@ -94,6 +112,8 @@ impl Default for Limits {
             upstream_body: 16 * 1024 * 1024,
             sse_event: 8 * 1024 * 1024,
             card: 1024 * 1024,
+            json_depth: 64,
+            streams: 10_000,
         }
     }
 }
@@ -138,6 +158,7 @@ impl Settings {
             validation: Validation::default(),
             limits: Limits::default(),
             timeouts: Timeouts::default(),
+            auth: None,
         }
     }
 }

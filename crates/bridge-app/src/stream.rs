@@ -27,6 +27,7 @@
 
 use std::collections::VecDeque;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use bridge_ir::{
     Call, ErrorCode, GetTaskParams, Method, Reply, Revision, RpcError, StreamEvent, Task,
@@ -52,6 +53,20 @@ pub(crate) async fn open(
     snapshot: Option<StreamEvent>,
 ) -> InboundResponse {
     let method = call.method();
+    let Some(slot) = StreamSlot::take(bridge) else {
+        return pipeline::error_response(
+            bridge,
+            context.caller,
+            &context.id,
+            RpcError::new(
+                ErrorCode::InternalError,
+                format!(
+                    "the bridge has {} streams open, its limit; retry later",
+                    bridge.settings.limits.streams
+                ),
+            ),
+        );
+    };
     let subscribed = match &call {
         Call::SubscribeToTask(params) => Some((params.id.clone(), String::new())),
         _ => None,
@@ -96,6 +111,8 @@ pub(crate) async fn open(
         return InboundResponse::Full(pipeline::json_response(body));
     }
     let extensions = crate::headers::toward_caller(&response.headers, context.caller);
+    let context_caller = context.caller;
+    let context_id = context.id.clone();
     let mut translator = Translator {
         bridge: Arc::clone(bridge),
         task_first: context.caller == Revision::V1_0
@@ -111,7 +128,17 @@ pub(crate) async fn open(
     if let Some(event) = snapshot {
         pending.extend(translator.event(event));
     }
+    let farewell = sse::frame(&pipeline::encode_error(
+        bridge,
+        context_caller,
+        &context_id,
+        RpcError::new(
+            ErrorCode::InternalError,
+            "the bridge is shutting down; the stream ended before the task did",
+        ),
+    ));
     let state = State {
+        _slot: slot,
         body: Some(response.body),
         splitter: SseSplitter::new(bridge.settings.limits.sse_event),
         pending,
@@ -128,10 +155,17 @@ pub(crate) async fn open(
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
     headers.extend(extensions);
-    let (head, ()) = head.into_parts();
+    let (mut head, ()) = head.into_parts();
+    head.extensions.insert(crate::bridge::CallInfo {
+        caller: context_caller,
+        method: Some(method),
+        upstream: None,
+        error_code: None,
+    });
     InboundResponse::Stream {
         head,
         frames: Box::pin(frames),
+        farewell: Some(farewell),
     }
 }
 
@@ -193,8 +227,8 @@ impl Translator {
             .encode_event(event);
         if !encoded.losses.is_empty() {
             self.bridge
-                .losses
-                .observe(self.context.upstream, self.context.caller, &encoded.losses);
+                .observer
+                .losses(self.context.upstream, self.context.caller, &encoded.losses);
         }
         self.frame_result(&encoded.value)
     }
@@ -326,7 +360,35 @@ fn task_from(event: &StreamEvent) -> Option<Task> {
     })
 }
 
+/// One of the bridge's stream slots, held for as long as the stream lives.
+struct StreamSlot {
+    bridge: Arc<Bridge>,
+}
+
+impl StreamSlot {
+    /// A slot, or `None` when every slot is taken.
+    fn take(bridge: &Arc<Bridge>) -> Option<Self> {
+        let open = bridge.open_streams.fetch_add(1, Ordering::AcqRel);
+        if open >= bridge.settings.limits.streams {
+            bridge.open_streams.fetch_sub(1, Ordering::AcqRel);
+            return None;
+        }
+        bridge.observer.stream(true);
+        Some(Self {
+            bridge: Arc::clone(bridge),
+        })
+    }
+}
+
+impl Drop for StreamSlot {
+    fn drop(&mut self) {
+        self.bridge.open_streams.fetch_sub(1, Ordering::AcqRel);
+        self.bridge.observer.stream(false);
+    }
+}
+
 struct State {
+    _slot: StreamSlot,
     body: Option<ByteStream>,
     splitter: SseSplitter,
     pending: VecDeque<Bytes>,

@@ -217,7 +217,7 @@ async fn serve(
     };
     let response = match answer {
         Ok(InboundResponse::Full(response)) => response.map(|body| Full::new(body).boxed_unsync()),
-        Ok(InboundResponse::Stream { head, frames }) => {
+        Ok(InboundResponse::Stream { head, frames, .. }) => {
             event_stream(head, frames, config.keepalive_interval)
         }
         Err(_) => {

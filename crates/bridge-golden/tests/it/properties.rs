@@ -20,6 +20,9 @@
 //!   without a context id, error details and the codes 0.3 lacks, base64url bytes, an explicit
 //!   `append: false`), the 1.0 → 0.3 loss list is empty exactly when 1.0 → 0.3 → 1.0 gives back
 //!   a document equal to the original after [`neutral_1_0`].
+//! - **Timestamps toward 1.0**: whatever RFC 3339 spelling a 0.3 producer uses, the 1.0 encoder
+//!   writes the strict `google.protobuf.Timestamp` JSON form (`…T…Z`) naming the same instant,
+//!   reporting only `TimestampAssumedUtc` for a zone-less one.
 //!
 //! # What the shared subset leaves out, and why
 //!
@@ -43,12 +46,6 @@
 //! again, so the round trip is the identity even though the loss is reported on purpose
 //! (codec rule for Task `contextId`). Zone-less and unparseable timestamps are not generated:
 //! they are not valid 1.0 `Timestamp`s, and the 0.3 → 1.0 hop reports them itself.
-
-#![expect(
-    clippy::unwrap_used,
-    clippy::needless_pass_by_value,
-    reason = "property tests fail by panicking with the failing input"
-)]
 
 use std::collections::BTreeMap;
 
@@ -202,7 +199,7 @@ struct ErrorM {
 enum DocM {
     Send {
         streaming: bool,
-        params: SendM,
+        params: Box<SendM>,
     },
     GetTask {
         id: String,
@@ -478,7 +475,9 @@ fn push(p: &PushM, rev: Revision, in_send: bool) -> Value {
                 .done()
         });
         let obj = Obj::new().opt("tenant", p.tenant.as_deref());
-        let obj = if in_send {
+        // Inside a send configuration the task does not exist yet: `taskId` is empty, and
+        // omitted as a proto3 default, unless a (wider) document sets one.
+        let obj = if in_send && p.task_id.is_empty() {
             obj
         } else {
             obj.set("taskId", p.task_id.as_str())
@@ -490,7 +489,7 @@ fn push(p: &PushM, rev: Revision, in_send: bool) -> Value {
             .opt("authentication", authentication)
             .done();
     }
-    assert!(p.tenant.is_none());
+    assert!(p.tenant.is_none() && (!in_send || p.task_id.is_empty()));
     let authentication = p.authentication.as_ref().map(|(scheme, credentials)| {
         Obj::new()
             .set("schemes", json!([scheme]))
@@ -1093,14 +1092,22 @@ fn send_m(scope: Scope) -> impl Strategy<Value = SendM> {
         list(),
         any::<bool>(),
         history_length(scope),
-        prop::option::of(push_m(Scope::Shared)),
+        prop::option::of(push_m(scope)),
+        prop::bool::weighted(if scope == Scope::Wider { 0.2 } else { 0.0 }),
     )
         .prop_map(
-            |(accepted_output_modes, blocking, history_length, push)| ConfigM {
+            |(accepted_output_modes, blocking, history_length, push, keep_task_id)| ConfigM {
                 accepted_output_modes,
                 blocking,
                 history_length,
-                push,
+                push: push.map(|p| PushM {
+                    task_id: if keep_task_id {
+                        p.task_id
+                    } else {
+                        String::new()
+                    },
+                    ..p
+                }),
             },
         );
     (
@@ -1224,8 +1231,10 @@ fn doc(scope: Scope) -> impl Strategy<Value = DocM> {
         Just(None).boxed()
     };
     prop_oneof![
-        (any::<bool>(), send_m(scope))
-            .prop_map(|(streaming, params)| DocM::Send { streaming, params }),
+        (any::<bool>(), send_m(scope)).prop_map(|(streaming, params)| DocM::Send {
+            streaming,
+            params: Box::new(params)
+        }),
         (id(), history_length(scope), tenant_m(scope)).prop_map(|(id, history_length, tenant)| {
             DocM::GetTask {
                 id,
@@ -1262,16 +1271,13 @@ fn doc(scope: Scope) -> impl Strategy<Value = DocM> {
         task_m(scope).prop_map(DocM::SendTask),
         message_m(scope).prop_map(DocM::SendMessage),
         (any::<bool>(), task_m(scope)).prop_map(|(cancel, task)| DocM::TaskResult { cancel, task }),
-        (any::<bool>(), push_m(Scope::Shared))
-            .prop_map(|(get, config)| DocM::PushResult { get, config }),
-        (
-            prop::collection::vec(push_m(Scope::Shared), 0..3),
-            page_token
-        )
-            .prop_map(|(configs, next_page_token)| DocM::PushList {
+        (any::<bool>(), push_m(scope)).prop_map(|(get, config)| DocM::PushResult { get, config }),
+        (prop::collection::vec(push_m(scope), 0..3), page_token).prop_map(
+            |(configs, next_page_token)| DocM::PushList {
                 configs,
                 next_page_token
-            }),
+            }
+        ),
         Just(DocM::Deleted),
         (any::<bool>(), event_m(scope))
             .prop_map(|(subscribe, event)| DocM::Event { subscribe, event }),
@@ -1461,6 +1467,114 @@ proptest! {
     }
 }
 
+/// A timestamp as a 0.3 producer may spell it: RFC 3339 with either separator case or the
+/// space RFC 3339 §5.6 allows by agreement, either `Z` case, an offset, or no zone; with
+/// whether it names a zone.
+fn any_0_3_timestamp() -> impl Strategy<Value = (String, bool)> {
+    (
+        1970..2100i32,
+        1..=12u8,
+        1..=28u8,
+        0..24u8,
+        0..60u8,
+        prop::option::of("[0-9]{1,9}"),
+        prop::sample::select(vec!["T", "t", " "]),
+        prop::sample::select(vec!["Z", "z", "+00:00", "+02:00", "-05:30", ""]),
+    )
+        .prop_map(|(y, mo, d, h, mi, fraction, sep, zone)| {
+            let fraction = fraction.map(|f| format!(".{f}")).unwrap_or_default();
+            let text = format!("{y:04}-{mo:02}-{d:02}{sep}{h:02}:{mi:02}:07{fraction}{zone}");
+            (text, !zone.is_empty())
+        })
+}
+
+/// Whether `text` is what a strict `google.protobuf.Timestamp` JSON reader accepts: upper-case
+/// `T` and `Z`, at most nine fraction digits, a year from 0001.
+fn is_strict_utc(text: &str) -> bool {
+    let b = text.as_bytes();
+    let digits = |range: std::ops::Range<usize>| {
+        b.get(range)
+            .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
+    };
+    let separators = [(4, b'-'), (7, b'-'), (10, b'T'), (13, b':'), (16, b':')];
+    let head = digits(0..4)
+        && !text.starts_with("0000")
+        && digits(5..7)
+        && digits(8..10)
+        && digits(11..13)
+        && digits(14..16)
+        && digits(17..19)
+        && separators.iter().all(|(i, c)| b.get(*i) == Some(c));
+    let fraction_ok = match text.get(19..).and_then(|tail| tail.strip_suffix('Z')) {
+        Some("") => true,
+        Some(f) => {
+            (2..=10).contains(&f.len())
+                && f.starts_with('.')
+                && f[1..].bytes().all(|d| d.is_ascii_digit())
+        }
+        None => false,
+    };
+    head && fraction_ok
+}
+
+proptest! {
+    #![proptest_config(cases(128))]
+
+    // Pins a defect: a UTC timestamp spelt with a lower-case `z`, a lower-case `t` or a space
+    // separator parses as RFC 3339, is taken for the canonical `Z` form and passed on byte for
+    // byte, without a loss, and the 1.0 peer's `ProtoJSON` reader (PY13's
+    // `Timestamp.FromJsonString`) refuses it (`2025-07-31 12:00:00Z`, `2025-07-31T12:00:00z`).
+    #[test]
+    fn a_0_3_timestamp_reaches_1_0_in_strict_utc_form_or_is_reported(
+        (timestamp, zoned) in any_0_3_timestamp(),
+        state in 0..STATES.len(),
+    ) {
+        let doc = DocM::TaskResult {
+            cancel: false,
+            task: TaskM {
+                id: "task-1".into(),
+                context_id: Some("ctx-1".into()),
+                status: StatusM { state, message: None, timestamp: Some(timestamp.clone()) },
+                artifacts: None,
+                history: None,
+                metadata: None,
+            },
+        };
+        let output = hop(&doc, &render(&doc, Revision::V0_3), Revision::V0_3, Revision::V1_0)
+            .map_err(|f| TestCaseError::fail(format!("0.3->1.0: {f}")))?;
+        let written = output.document["result"]["status"]["timestamp"]
+            .as_str()
+            .unwrap_or_default();
+        prop_assert!(is_strict_utc(written), "{timestamp:?} was written as {written:?}");
+        let mut strict = timestamp.replace([' ', 't'], "T").replace('z', "Z");
+        if !zoned {
+            strict.push('Z');
+        }
+        prop_assert_eq!(instant(written), instant(&strict), "{:?} -> {:?}", timestamp, written);
+        let assumed: Vec<&str> = if zoned { vec![] } else { vec!["timestamp_assumed_utc"] };
+        prop_assert_eq!(output.losses, assumed);
+    }
+}
+
+#[test]
+fn the_strict_timestamp_check_accepts_only_the_protojson_form() {
+    for good in ["2025-07-31T12:00:00Z", "2025-07-31T12:00:00.123456789Z"] {
+        assert!(is_strict_utc(good), "{good}");
+    }
+    for bad in [
+        "2025-07-31T12:00:00z",
+        "2025-07-31t12:00:00Z",
+        "2025-07-31 12:00:00Z",
+        "2025-07-31T12:00:00+00:00",
+        "2025-07-31T12:00:00.Z",
+        "2025-07-31T12:00:00.1234567891Z",
+        "0000-12-31T23:30:00Z",
+        "2025-07-31T12:00:00",
+    ] {
+        assert!(!is_strict_utc(bad), "{bad}");
+    }
+}
+
 #[test]
 fn the_neutral_form_equates_offsets_with_utc_and_base64url_with_base64() {
     assert_eq!(
@@ -1479,124 +1593,4 @@ fn the_neutral_form_equates_offsets_with_utc_and_base64url_with_base64() {
         neutral_1_0(&json!({"append": false, "lastChunk": true})),
         json!({"lastChunk": true})
     );
-}
-
-#[test]
-fn zz_scratch() {
-    let cases: Vec<(Method, Kind, Value)> = vec![
-        (
-            Method::GetTask,
-            Kind::Request,
-            json!({"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t","historyLength":-1}}),
-        ),
-        (
-            Method::SendMessage,
-            Kind::Request,
-            json!({"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"x"}]},"configuration":{"historyLength":-2,"taskPushNotificationConfig":{"taskId":"t9","url":"u","tenant":"acme"}}}}),
-        ),
-        (
-            Method::SendMessage,
-            Kind::Request,
-            json!({"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"data":{"value":1},"metadata":{"data_part_compat":true}}]}}}),
-        ),
-        (
-            Method::GetPushConfig,
-            Kind::Response,
-            json!({"jsonrpc":"2.0","id":1,"result":{"taskId":"t","url":"u","tenant":"acme"}}),
-        ),
-        (
-            Method::ListPushConfigs,
-            Kind::Response,
-            json!({"jsonrpc":"2.0","id":1,"result":{"configs":[{"taskId":"t","url":"u","tenant":"acme"}],"nextPageToken":"n"}}),
-        ),
-        (
-            Method::GetTask,
-            Kind::Error,
-            json!({"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"m"}}),
-        ),
-        (
-            Method::GetTask,
-            Kind::Error,
-            json!({"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"m","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"INVALID_PARAMS","domain":"example.com","metadata":{"a":"b"}}]}}),
-        ),
-        (
-            Method::GetTask,
-            Kind::Error,
-            json!({"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"m","data":{"a":"b"}}}),
-        ),
-        (
-            Method::GetTask,
-            Kind::Response,
-            json!({"jsonrpc":"2.0","id":1,"result":{"id":"t","contextId":"c","status":{"state":"TASK_STATE_CANCELLED"}}}),
-        ),
-        (
-            Method::SendMessage,
-            Kind::Request,
-            json!({"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"raw":"YWJj","filename":"f","mediaType":"text/plain"},{"url":"u","filename":"f"}]},"configuration":{"returnImmediately":false}}}),
-        ),
-        (
-            Method::SendStreamingMessage,
-            Kind::Event,
-            json!({"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING","timestamp":"2025-07-31T12:00:00.1234567891Z"}}}}),
-        ),
-        (
-            Method::SendStreamingMessage,
-            Kind::Event,
-            json!({"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING","timestamp":"2025-07-31T12:00:00.000Z"}}}}),
-        ),
-        (
-            Method::SendStreamingMessage,
-            Kind::Event,
-            json!({"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING","timestamp":"2025-07-31T12:00:60Z"}}}}),
-        ),
-        (
-            Method::SendStreamingMessage,
-            Kind::Event,
-            json!({"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING","timestamp":"0001-01-01T00:30:00+01:00"}}}}),
-        ),
-        (
-            Method::SendStreamingMessage,
-            Kind::Event,
-            json!({"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING","timestamp":"2025-07-31 12:00:00Z"}}}}),
-        ),
-    ];
-    for (method, kind, v) in cases {
-        let case = Case {
-            method: method.label().to_owned(),
-            case: "x".into(),
-            kind,
-            revisions: vec![],
-            exact: vec![],
-            losses: BTreeMap::new(),
-            roundtrip: None,
-            compare: None,
-            note: None,
-        };
-        let down = translate(&case, codec(Revision::V1_0), codec(Revision::V0_3), &v);
-        match down {
-            Err(e) => eprintln!("DOWN FAIL {e} for {v}"),
-            Ok(down) => {
-                let back = translate(
-                    &case,
-                    codec(Revision::V0_3),
-                    codec(Revision::V1_0),
-                    &down.document,
-                )
-                .unwrap();
-                let same = canonical(&back.document, false) == canonical(&v, false);
-                eprintln!(
-                    "---\n1.0 {v}\n0.3 {} losses {:?}\n1.0 {} losses {:?}\nSAME={same}\n{}",
-                    down.document,
-                    down.losses,
-                    back.document,
-                    back.losses,
-                    if same {
-                        String::new()
-                    } else {
-                        diff(&v, &back.document)
-                    }
-                );
-            }
-        }
-    }
 }

@@ -113,6 +113,7 @@ fn streaming() -> (
                 InboundResponse::Stream {
                     head,
                     frames: Box::pin(frames),
+                    farewell: Some(Bytes::from_static(b"data: farewell\n\n")),
                 }
             })
         },

@@ -50,6 +50,7 @@ pub(crate) struct ErrorIn {
 
 impl From<ErrorIn> for RpcError {
     fn from(wire: ErrorIn) -> Self {
+        let code = ErrorCode::from_code(wire.code);
         let mut data = None;
         let mut details = Vec::new();
         match wire.data {
@@ -57,7 +58,7 @@ impl From<ErrorIn> for RpcError {
             Some(Value::Array(entries)) => {
                 let mut seen_info = false;
                 for entry in entries {
-                    if !seen_info && is_error_info(&entry) {
+                    if !seen_info && is_own_error_info(&entry, code) {
                         seen_info = true;
                         data = error_info_metadata(entry);
                     } else {
@@ -68,7 +69,7 @@ impl From<ErrorIn> for RpcError {
             Some(other) => data = Some(other),
         }
         Self {
-            code: ErrorCode::from_code(wire.code),
+            code,
             message: wire.message,
             data,
             details,
@@ -76,8 +77,20 @@ impl From<ErrorIn> for RpcError {
     }
 }
 
-fn is_error_info(entry: &Value) -> bool {
+/// Whether `entry` is the `ErrorInfo` this codec would write for `code`: A2A's domain and the
+/// code's reason. Any other `ErrorInfo` (another domain, a reason that disagrees with the code)
+/// says something of its own and is kept among the details, where a 0.3 encoding reports it
+/// as lost instead of folding its metadata in silently.
+fn is_own_error_info(entry: &Value, code: ErrorCode) -> bool {
     entry.get("@type").and_then(Value::as_str) == Some(ERROR_INFO_TYPE)
+        && entry
+            .get("domain")
+            .and_then(Value::as_str)
+            .is_none_or(|d| d == A2A_DOMAIN)
+        && entry
+            .get("reason")
+            .and_then(Value::as_str)
+            .is_none_or(|r| r == code.reason().unwrap_or(UNKNOWN_REASON))
 }
 
 /// The metadata of an `ErrorInfo`, or `None` when it has none.
@@ -206,6 +219,20 @@ mod tests {
         let (out, losses) = encode(error);
         assert_eq!(out, wire);
         assert!(losses.is_empty());
+    }
+
+    #[test]
+    fn an_error_info_of_another_domain_or_reason_is_kept_as_a_detail_not_as_data() {
+        for info in [
+            json!({"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "TASK_NOT_FOUND",
+                   "domain": "example.com", "metadata": {"k": "v"}}),
+            json!({"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "INVALID_PARAMS",
+                   "domain": "a2a-protocol.org", "metadata": {"k": "v"}}),
+        ] {
+            let error = decode(&json!({"code": -32001, "message": "nope", "data": [info.clone()]}));
+            assert_eq!(error.data, None);
+            assert_eq!(error.details, vec![info]);
+        }
     }
 
     #[test]

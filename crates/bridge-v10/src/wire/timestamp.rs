@@ -29,11 +29,22 @@ use crate::path::{Losses, Path};
 /// The timestamp in 1.0 form, recording at `at` what had to be assumed.
 pub(crate) fn to_utc(text: String, at: &Path<'_>, losses: &mut Losses) -> String {
     if let Ok(parsed) = OffsetDateTime::parse(&text, &Rfc3339) {
-        if parsed.offset() == UtcOffset::UTC && text.ends_with(['Z', 'z']) {
+        let utc = parsed.to_offset(UtcOffset::UTC);
+        // google.protobuf.Timestamp starts at 0001-01-01T00:00:00Z.
+        if utc.year() < 1 {
+            losses.add(LossKind::TimestampUnparsed, at);
             return text;
         }
-        if let Ok(utc) = parsed.to_offset(UtcOffset::UTC).format(&Rfc3339) {
-            return utc;
+        // Only the strict form passes unchanged: RFC 3339 also allows `t`, `z` and a space,
+        // which strict ProtoJSON parsers (the 1.0 SDK's `FromJsonString`) refuse.
+        if parsed.offset() == UtcOffset::UTC
+            && text.as_bytes().get(10) == Some(&b'T')
+            && text.ends_with('Z')
+        {
+            return text;
+        }
+        if let Ok(formatted) = utc.format(&Rfc3339) {
+            return formatted;
         }
     }
     let zoneless = format_description!(
