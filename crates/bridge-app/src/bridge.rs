@@ -20,7 +20,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-
 use std::sync::atomic::AtomicUsize;
 
 use bridge_ir::{Loss, Method as Operation, Revision};

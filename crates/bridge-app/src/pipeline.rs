@@ -31,12 +31,12 @@ use futures_util::StreamExt;
 use http::{HeaderMap, HeaderValue, StatusCode, header};
 
 use crate::bridge::{Bridge, CallInfo};
-use crate::settings::InboundAuth;
 use crate::card::CachedCard;
 use crate::codec::{EncodeError, JsonRpcCodec};
 use crate::jsonrpc;
 use crate::negotiate;
 use crate::service::{InboundRequest, InboundResponse};
+use crate::settings::InboundAuth;
 use crate::upstream::{ByteStream, Deadline, UpstreamError, UpstreamRequest, UpstreamResponse};
 use crate::validate;
 
@@ -127,15 +127,17 @@ fn authorized(auth: &InboundAuth, headers: &HeaderMap) -> bool {
         .get(&auth.api_key_header)
         .and_then(|v| v.to_str().ok())
         .map(str::trim);
-    bearer.is_some_and(|token| auth.bearer_tokens.iter().any(|t| constant_time_eq(t, token)))
-        || key.is_some_and(|key| auth.api_keys.iter().any(|k| constant_time_eq(k, key)))
+    bearer.is_some_and(|token| {
+        auth.bearer_tokens
+            .iter()
+            .any(|t| constant_time_eq(t, token))
+    }) || key.is_some_and(|key| auth.api_keys.iter().any(|k| constant_time_eq(k, key)))
 }
 
 /// Compares secrets without an early exit on the first differing byte.
 fn constant_time_eq(a: &str, b: &str) -> bool {
     a.len() == b.len()
-        && a
-            .bytes()
+        && a.bytes()
             .zip(b.bytes())
             .fold(0u8, |acc, (x, y)| acc | (x ^ y))
             == 0
@@ -173,23 +175,16 @@ fn nesting_exceeds(json: &[u8], limit: usize) -> bool {
     false
 }
 
-async fn rpc_inner(
-    bridge: &Arc<Bridge>,
-    request: InboundRequest,
-    seen: &mut Seen,
-) -> InboundResponse {
-    let requested = negotiate::requested_version(&request.headers, request.query.as_deref());
-    let fallback = match requested.and_then(Revision::from_version) {
-        Some(Revision::V1_0) => Revision::V1_0,
-        _ => Revision::V0_3,
-    };
-    seen.caller = Some(fallback);
-    let envelope = match jsonrpc::parse_request(&request.body) {
-        Ok(envelope) => envelope,
-        Err(refused) => return error_response(bridge, fallback, &refused.id, refused.error),
-    };
+/// Refuses a call before it is read further: missing credentials, or params nested past the
+/// limit.
+fn admit(
+    bridge: &Bridge,
+    envelope: &jsonrpc::RequestEnvelope<'_>,
+    headers: &HeaderMap,
+    fallback: Revision,
+) -> Option<InboundResponse> {
     if let Some(auth) = &bridge.settings.auth
-        && !authorized(auth, &request.headers)
+        && !authorized(auth, headers)
     {
         // Authentication belongs to the HTTP layer (A2A 1.0 §4.4): 401 with a challenge, and a
         // JSON-RPC error in the caller's revision for whoever reads the body.
@@ -209,12 +204,12 @@ async fn rpc_inner(
                 HeaderValue::from_static("Bearer realm=\"a2a-bridge\""),
             );
         }
-        return response;
+        return Some(response);
     }
     if let Some(params) = envelope.params
         && nesting_exceeds(params.get().as_bytes(), bridge.settings.limits.json_depth)
     {
-        return error_response(
+        return Some(error_response(
             bridge,
             fallback,
             &envelope.id,
@@ -225,7 +220,28 @@ async fn rpc_inner(
                     bridge.settings.limits.json_depth
                 ),
             ),
-        );
+        ));
+    }
+    None
+}
+
+async fn rpc_inner(
+    bridge: &Arc<Bridge>,
+    request: InboundRequest,
+    seen: &mut Seen,
+) -> InboundResponse {
+    let requested = negotiate::requested_version(&request.headers, request.query.as_deref());
+    let fallback = match requested.and_then(Revision::from_version) {
+        Some(Revision::V1_0) => Revision::V1_0,
+        _ => Revision::V0_3,
+    };
+    seen.caller = Some(fallback);
+    let envelope = match jsonrpc::parse_request(&request.body) {
+        Ok(envelope) => envelope,
+        Err(refused) => return error_response(bridge, fallback, &refused.id, refused.error),
+    };
+    if let Some(refused) = admit(bridge, &envelope, &request.headers, fallback) {
+        return refused;
     }
     let negotiated = match negotiate::negotiate(
         &envelope.method,

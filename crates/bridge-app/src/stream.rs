@@ -42,7 +42,7 @@ use crate::jsonrpc;
 use crate::pipeline::{self, Context};
 use crate::service::InboundResponse;
 use crate::sse::{self, SseSplitter};
-use crate::upstream::{ByteStream, Deadline};
+use crate::upstream::{ByteStream, Deadline, UpstreamResponse};
 
 /// Opens the upstream stream for `call` and answers with the translated stream, or with a
 /// plain JSON-RPC error when the upstream refuses before streaming.
@@ -85,30 +85,7 @@ pub(crate) async fn open(
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.trim_start().starts_with("text/event-stream"));
     if !is_sse || !response.status.is_success() {
-        // An error before the stream started: answer it as a unary JSON-RPC error.
-        let body = pipeline::collect(response.body, bridge.settings.limits.upstream_body).await;
-        let outcome = match body {
-            Ok(body) => match pipeline::read_answer(
-                bridge.codecs.of(context.upstream).as_ref(),
-                &context,
-                method,
-                response.status,
-                &response.headers,
-                &body,
-            ) {
-                Err(error) => Err(error),
-                Ok(_) => Err(RpcError::new(
-                    ErrorCode::InvalidAgentResponse,
-                    "the upstream answered a streaming call with a single result instead of an SSE stream",
-                )),
-            },
-            Err(error) => Err(RpcError::new(
-                ErrorCode::InvalidAgentResponse,
-                error.to_string(),
-            )),
-        };
-        let body = pipeline::encode_outcome(bridge, &context, outcome);
-        return InboundResponse::Full(pipeline::json_response(body));
+        return refused_before_streaming(bridge, &context, method, response).await;
     }
     let extensions = crate::headers::toward_caller(&response.headers, context.caller);
     let context_caller = context.caller;
@@ -169,6 +146,40 @@ pub(crate) async fn open(
     }
 }
 
+/// The answer to a streaming call the upstream answered without a stream: an error before the
+/// stream started, answered as a unary JSON-RPC error.
+async fn refused_before_streaming(
+    bridge: &Arc<Bridge>,
+    context: &Context,
+    method: Method,
+    response: UpstreamResponse,
+) -> InboundResponse {
+    // An error before the stream started: answer it as a unary JSON-RPC error.
+    let body = pipeline::collect(response.body, bridge.settings.limits.upstream_body).await;
+    let outcome = match body {
+        Ok(body) => match pipeline::read_answer(
+            bridge.codecs.of(context.upstream).as_ref(),
+            context,
+            method,
+            response.status,
+            &response.headers,
+            &body,
+        ) {
+            Err(error) => Err(error),
+            Ok(_) => Err(RpcError::new(
+                ErrorCode::InvalidAgentResponse,
+                "the upstream answered a streaming call with a single result instead of an SSE stream",
+            )),
+        },
+        Err(error) => Err(RpcError::new(
+            ErrorCode::InvalidAgentResponse,
+            error.to_string(),
+        )),
+    };
+    let body = pipeline::encode_outcome(bridge, context, outcome);
+    InboundResponse::Full(pipeline::json_response(body))
+}
+
 /// Turns upstream events into caller frames.
 #[expect(
     clippy::struct_excessive_bools,
@@ -226,9 +237,11 @@ impl Translator {
             .of(self.context.caller)
             .encode_event(event);
         if !encoded.losses.is_empty() {
-            self.bridge
-                .observer
-                .losses(self.context.upstream, self.context.caller, &encoded.losses);
+            self.bridge.observer.losses(
+                self.context.upstream,
+                self.context.caller,
+                &encoded.losses,
+            );
         }
         self.frame_result(&encoded.value)
     }

@@ -2,7 +2,8 @@
 #![expect(
     clippy::unwrap_used,
     clippy::panic,
-    reason = "tests assert on what they just built and fail loudly"
+    clippy::needless_pass_by_value,
+    reason = "tests assert on what they just built and fail loudly; helpers take values as tests write them"
 )]
 
 mod cards;
@@ -17,7 +18,7 @@ use bridge_scenarios::{Answer, ScriptedUpstream, json};
 use serde_json::{Value, json};
 
 /// A 0.3 agent card: streaming, push, extended card, text and JSON input.
-pub fn card_v03() -> Value {
+fn card_v03() -> Value {
     json!({
         "name": "Legacy", "description": "a 0.3 agent", "version": "1.2.3",
         "url": "http://agent/rpc", "preferredTransport": "JSONRPC", "protocolVersion": "0.3.0",
@@ -31,7 +32,7 @@ pub fn card_v03() -> Value {
 }
 
 /// A 1.0 agent card with the same content.
-pub fn card_v10() -> Value {
+fn card_v10() -> Value {
     json!({
         "name": "Modern", "description": "a 1.0 agent", "version": "2.0.0",
         "supportedInterfaces": [
@@ -45,7 +46,7 @@ pub fn card_v10() -> Value {
 }
 
 /// The method name of a JSON-RPC upstream call, or `GET` for a card fetch.
-pub fn method_of(request: &UpstreamRequest) -> String {
+fn method_of(request: &UpstreamRequest) -> String {
     if request.method == http::Method::GET {
         return "GET".to_owned();
     }
@@ -56,7 +57,7 @@ pub fn method_of(request: &UpstreamRequest) -> String {
 }
 
 /// An upstream serving `card` and answering calls with `answer`.
-pub fn upstream(
+fn upstream(
     card: Value,
     answer: impl Fn(&str, &Value) -> Answer + Send + Sync + 'static,
 ) -> Arc<ScriptedUpstream> {
@@ -70,7 +71,7 @@ pub fn upstream(
 }
 
 /// A 0.3 completed task with one artifact and two history messages.
-pub fn task_v03(state: &str) -> Value {
+fn task_v03(state: &str) -> Value {
     json!({
         "kind": "task", "id": "t-1", "contextId": "c-1",
         "status": {"state": state, "timestamp": "2025-07-31T12:00:00.123456+00:00"},
@@ -83,7 +84,7 @@ pub fn task_v03(state: &str) -> Value {
 }
 
 /// The same task in 1.0 form.
-pub fn task_v10(state: &str) -> Value {
+fn task_v10(state: &str) -> Value {
     json!({
         "id": "t-1", "contextId": "c-1",
         "status": {"state": state, "timestamp": "2025-07-31T12:00:00.123456Z"},
@@ -96,14 +97,14 @@ pub fn task_v10(state: &str) -> Value {
 }
 
 /// A JSON-RPC success answer to request `id`.
-pub fn ok(id: &Value, result: Value) -> Answer {
+fn ok(id: &Value, result: Value) -> Answer {
     json(&json!({"jsonrpc": "2.0", "id": id, "result": result}))
 }
 
 /// A JSON-RPC error answer to request `id`.
-pub fn fail(id: &Value, code: i64, message: &str) -> Answer {
+fn fail(id: &Value, code: i64, message: &str) -> Answer {
     json(&json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}))
 }
 
 /// The 1.0 header.
-pub const V1: (&str, &str) = ("A2A-Version", "1.0");
+const V1: (&str, &str) = ("A2A-Version", "1.0");
