@@ -72,6 +72,42 @@ pub struct ServerConfig {
     pub keepalive_interval: Duration,
     /// How long in-flight requests may run after shutdown begins.
     pub shutdown_grace: Duration,
+    /// Live counters the server keeps (open connections, requests in flight), shared with
+    /// whoever reports or tests them.
+    pub stats: Arc<ServerStats>,
+}
+
+/// Live counters of a running server.
+#[derive(Debug, Default)]
+pub struct ServerStats {
+    /// Connections open now.
+    pub connections: std::sync::atomic::AtomicUsize,
+    /// Requests being answered now, streams included until they end.
+    pub requests: std::sync::atomic::AtomicUsize,
+}
+
+/// Counters are not configuration: two configurations are equal whatever their counters say,
+/// so a reload that compares configurations is not confused by live traffic.
+impl PartialEq for ServerStats {
+    fn eq(&self, _other: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for ServerStats {}
+
+impl ServerStats {
+    /// Connections open now.
+    #[must_use]
+    pub fn connections(&self) -> usize {
+        self.connections.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Requests being answered now.
+    #[must_use]
+    pub fn requests(&self) -> usize {
+        self.requests.load(std::sync::atomic::Ordering::Relaxed)
+    }
 }
 
 impl Default for ServerConfig {
@@ -83,6 +119,7 @@ impl Default for ServerConfig {
             max_connections: 1024,
             keepalive_interval: Duration::from_secs(15),
             shutdown_grace: Duration::from_secs(30),
+            stats: Arc::new(ServerStats::default()),
         }
     }
 }
