@@ -15,6 +15,8 @@ command="cargo bench -p bridge-bench --bench translate${*:+ -- $*}"
 stamp=$(mktemp)
 trap 'rm -f "$stamp"' EXIT
 
+# Other work on the machine skews the numbers; the load average is printed with them.
+load_before=$(cut -d' ' -f1 /proc/loadavg)
 cargo bench -p bridge-bench --bench translate ${*:+-- "$@"}
 
 BENCH_COMMAND="$command" \
@@ -22,6 +24,7 @@ BENCH_CPU="$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'
 BENCH_NPROC="$(nproc)" \
 BENCH_RUSTC="$(rustc -V)" \
 BENCH_DATE="$(date -u '+%Y-%m-%d %H:%M UTC')" \
+BENCH_LOAD="$load_before" \
 python3 - "$target_dir/criterion" "$stamp" "$root/docs/benchmarks.md" <<'PY'
 import json
 import os
@@ -112,8 +115,9 @@ Targets: every case at least as fast as the `Value` round trip (ratio ≥ 1, aim
 
 Run: `{os.environ["BENCH_COMMAND"]}` (through `scripts/bench-translate.sh`), bench profile
 (thin LTO, `codegen-units = 4`), on {os.environ["BENCH_DATE"]}. Machine: {os.environ["BENCH_NPROC"]}
-cores (`nproc`), {os.environ["BENCH_CPU"]}, {os.environ["BENCH_RUSTC"]}. The machine is shared, so
-expect a few percent of noise between runs.
+cores (`nproc`), {os.environ["BENCH_CPU"]}, {os.environ["BENCH_RUSTC"]}. The 1-minute load average
+was {os.environ["BENCH_LOAD"]} when the benchmarks started; on a shared machine, compare ratios
+(measured side by side) rather than absolute times across runs.
 
 """
 

@@ -5,7 +5,9 @@
 //! with the same id, method and raw `params`, `result` or `error`.
 #![no_main]
 
-use bridge_app::jsonrpc::{parse_request, parse_response, write_error, write_request, write_result};
+use bridge_app::jsonrpc::{
+    parse_request, parse_response, write_error, write_request, write_result,
+};
 use serde_json::value::RawValue;
 
 /// An outcome's raw JSON text.
@@ -21,7 +23,10 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
             Ok(again) => {
                 assert_eq!(again.id, request.id);
                 assert_eq!(again.method, request.method);
-                assert_eq!(again.params.map(|raw| raw.get()), request.params.map(|raw| raw.get()));
+                assert_eq!(
+                    again.params.map(|raw| raw.get()),
+                    request.params.map(|raw| raw.get())
+                );
             }
             Err(error) => panic!(
                 "a written request does not parse: {error:?}\n{}",

@@ -54,6 +54,11 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let pieces = chunks(lengths, body);
     let whole = split(&[body], NO_CAP);
     let chunked = split(&pieces, NO_CAP);
-    assert_eq!(whole, chunked, "chunks {:?}", pieces.iter().map(|c| c.len()).collect::<Vec<_>>());
+    assert_eq!(
+        whole,
+        chunked,
+        "chunks {:?}",
+        pieces.iter().map(|c| c.len()).collect::<Vec<_>>()
+    );
     let _ = split(&pieces, 16);
 });

@@ -14,14 +14,18 @@
 //!
 //! Every key and its default is listed in `docs/configuration.md`.
 
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use bridge_app::Settings;
-use bridge_app::settings::{Limits, Negotiation, Timeouts, UpstreamSettings, Validation};
+use bridge_app::settings::{
+    InboundAuth, Limits, Negotiation, Timeouts, UpstreamSettings, Validation,
+};
 use bridge_ir::Revision;
-use bridge_server::ServerConfig;
+use bridge_server::{ServerConfig, TlsFiles};
+use http::{HeaderMap, HeaderName, HeaderValue};
 use bridge_upstream::ClientSettings;
 use serde::{Deserialize, Deserializer};
 
@@ -56,6 +60,18 @@ pub struct Config {
     /// The built-in demo agent.
     #[serde(default)]
     pub demo: DemoSection,
+    /// The operations listener (`/metrics`, `/healthz`, `/readyz`); off when absent.
+    #[serde(default)]
+    pub admin: Option<SocketAddr>,
+    /// Further agents, each under its own path prefix.
+    #[serde(default)]
+    pub routes: Vec<RouteSection>,
+    /// Credentials callers must present.
+    #[serde(default)]
+    pub auth: Option<AuthSection>,
+    /// TLS on the inbound listener.
+    #[serde(default)]
+    pub tls: Option<TlsSection>,
 }
 
 impl Default for Config {
@@ -70,8 +86,117 @@ impl Default for Config {
             timeouts: TimeoutsSection::default(),
             server: ServerSection::default(),
             demo: DemoSection::default(),
+            admin: None,
+            routes: Vec::new(),
+            auth: None,
+            tls: None,
         }
     }
+}
+
+/// One `[[routes]]` entry: an agent served under a path prefix (and optionally a host name).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RouteSection {
+    /// The route's name in logs and metrics; the prefix when absent.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The path prefix (`/weather`); requests whose path is the prefix or lies under it go here.
+    pub prefix: String,
+    /// The `Host` the request must name, when set (without a port, case-insensitive).
+    #[serde(default)]
+    pub host: Option<String>,
+    /// The base URL written into this route's card; `<public_url><prefix>` by default.
+    #[serde(default)]
+    pub public_url: Option<String>,
+    /// The agent.
+    pub upstream: UpstreamSection,
+    /// Card checks, each overriding the top-level `[validation]` value.
+    #[serde(default)]
+    pub validation: ValidationOverride,
+    /// Limits, each overriding the top-level `[limits]` value.
+    #[serde(default)]
+    pub limits: LimitsOverride,
+    /// Headers sent to this agent on every request (credentials the gateway holds); they
+    /// replace a caller's header of the same name.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    /// Like `headers`, with each value read from the named environment variable.
+    #[serde(default)]
+    pub headers_env: BTreeMap<String, String>,
+}
+
+/// A route's `[routes.validation]`: any key left out keeps the top-level value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ValidationOverride {
+    /// See [`ValidationSection::input_modes`].
+    pub input_modes: Option<bool>,
+    /// See [`ValidationSection::streaming`].
+    pub streaming: Option<bool>,
+    /// See [`ValidationSection::push_notifications`].
+    pub push_notifications: Option<bool>,
+    /// See [`ValidationSection::extended_card`].
+    pub extended_card: Option<bool>,
+}
+
+/// A route's `[routes.limits]`: any key left out keeps the top-level value. The inbound limits
+/// belong to the listener and are not per route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LimitsOverride {
+    /// See [`LimitsSection::upstream_body`].
+    #[serde(deserialize_with = "some_size")]
+    pub upstream_body: Option<usize>,
+    /// See [`LimitsSection::sse_event`].
+    #[serde(deserialize_with = "some_size")]
+    pub sse_event: Option<usize>,
+    /// See [`LimitsSection::card`].
+    #[serde(deserialize_with = "some_size")]
+    pub card: Option<usize>,
+    /// See [`LimitsSection::json_depth`].
+    pub json_depth: Option<usize>,
+    /// See [`LimitsSection::streams`].
+    pub streams: Option<usize>,
+}
+
+/// `[auth]`: callers must present one of these credentials. Each list may also be read from an
+/// environment variable holding comma-separated values, so secrets stay out of the file.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AuthSection {
+    /// Accepted `Authorization: Bearer` tokens.
+    pub bearer_tokens: Vec<String>,
+    /// An environment variable holding more bearer tokens, comma-separated.
+    pub bearer_tokens_env: Option<String>,
+    /// Accepted API keys.
+    pub api_keys: Vec<String>,
+    /// An environment variable holding more API keys, comma-separated.
+    pub api_keys_env: Option<String>,
+    /// The header API keys arrive in.
+    pub api_key_header: String,
+}
+
+impl Default for AuthSection {
+    fn default() -> Self {
+        Self {
+            bearer_tokens: Vec::new(),
+            bearer_tokens_env: None,
+            api_keys: Vec::new(),
+            api_keys_env: None,
+            api_key_header: "x-api-key".to_owned(),
+        }
+    }
+}
+
+/// `[tls]`: serve HTTPS on `listen`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TlsSection {
+    /// The PEM certificate chain, leaf first.
+    pub cert_chain: PathBuf,
+    /// The PEM private key (PKCS#8, PKCS#1 or SEC1).
+    pub private_key: PathBuf,
 }
 
 fn default_listen() -> SocketAddr {
@@ -353,59 +478,104 @@ impl Config {
     ///
     /// # Errors
     ///
-    /// [`ConfigError::Invalid`] when `upstream.url` is missing; `origin` names where the
-    /// configuration came from.
+    /// [`ConfigError::Invalid`] when neither `upstream.url` nor a `[[routes]]` entry names an
+    /// agent, when two routes share a name or a prefix and host, when a prefix does not start
+    /// with `/`, when a header is not a valid HTTP header, or when an environment variable the
+    /// file names is not set; `origin` names where the configuration came from.
     pub fn resolve(&self, origin: &str) -> Result<Resolved, ConfigError> {
-        let Some(url) = self.upstream.url.clone() else {
-            return Err(ConfigError::Invalid {
-                origin: origin.to_owned(),
-                message: "upstream.url is required".to_owned(),
-            });
+        let invalid = |message: String| ConfigError::Invalid {
+            origin: origin.to_owned(),
+            message,
         };
+        if self.upstream.url.is_none() && self.routes.is_empty() {
+            return Err(invalid(
+                "upstream.url is required (or at least one [[routes]] entry)".to_owned(),
+            ));
+        }
         let public_url = self
             .public_url
             .clone()
             .unwrap_or_else(|| format!("http://{}", self.listen));
-        let settings = Settings {
-            public_url: public_url.trim_end_matches('/').to_owned(),
-            upstream: UpstreamSettings {
-                url,
-                card_url: self.upstream.card_url.clone(),
-                revision: match self.upstream.revision {
-                    RevisionChoice::Auto => None,
-                    RevisionChoice::V0_3 => Some(Revision::V0_3),
-                    RevisionChoice::V1_0 => Some(Revision::V1_0),
-                },
-                card_refresh: self.upstream.card_refresh,
-            },
-            negotiation: Negotiation {
-                require_version_header: self.negotiation.require_version_header,
-            },
-            validation: Validation {
-                input_modes: self.validation.input_modes,
-                streaming: self.validation.streaming,
-                push_notifications: self.validation.push_notifications,
-                extended_card: self.validation.extended_card,
-            },
-            limits: Limits {
-                upstream_body: self.limits.upstream_body,
-                sse_event: self.limits.sse_event,
-                card: self.limits.card,
-                json_depth: self.limits.json_depth,
-                streams: self.limits.streams,
-            },
-            timeouts: Timeouts {
-                unary: self.timeouts.unary,
-                stream_head: self.timeouts.stream_head,
-                stream_idle: self.timeouts.stream_idle,
-            },
-            auth: None,
-        };
-        let client = ClientSettings {
+        let public_url = public_url.trim_end_matches('/').to_owned();
+        let auth = self.auth.as_ref().map(resolve_auth).transpose().map_err(invalid)?;
+        let client = |upstream: &UpstreamSection| ClientSettings {
             connect_timeout: self.timeouts.connect,
-            pool_idle_timeout: self.upstream.pool_idle_timeout,
-            extra_ca_file: self.upstream.ca_file.clone(),
+            pool_idle_timeout: upstream.pool_idle_timeout,
+            extra_ca_file: upstream.ca_file.clone(),
         };
+
+        let mut routes = Vec::new();
+        if let Some(url) = &self.upstream.url {
+            routes.push(RouteConfig {
+                name: DEFAULT_ROUTE.to_owned(),
+                prefix: "/".to_owned(),
+                host: None,
+                settings: self.settings(
+                    public_url.clone(),
+                    url.clone(),
+                    &self.upstream,
+                    ValidationOverride::default(),
+                    LimitsOverride::default(),
+                    auth.clone(),
+                ),
+                client: client(&self.upstream),
+                headers: HeaderMap::new(),
+            });
+        }
+        for (index, route) in self.routes.iter().enumerate() {
+            let at = |message: String| invalid(format!("routes[{index}]: {message}"));
+            if !route.prefix.starts_with('/') {
+                return Err(at(format!(
+                    "prefix {:?} must start with `/`",
+                    route.prefix
+                )));
+            }
+            let prefix = normalise_prefix(&route.prefix);
+            let Some(url) = route.upstream.url.clone() else {
+                return Err(at("upstream.url is required".to_owned()));
+            };
+            let name = route.name.clone().unwrap_or_else(|| prefix.clone());
+            let host = route.host.as_ref().map(|h| h.to_ascii_lowercase());
+            if routes.iter().any(|r: &RouteConfig| r.name == name) {
+                return Err(at(format!("the route name {name:?} is used twice")));
+            }
+            if routes
+                .iter()
+                .any(|r: &RouteConfig| r.prefix == prefix && r.host == host)
+            {
+                return Err(at(format!(
+                    "another route already serves prefix {prefix:?}{}",
+                    host.as_ref().map(|h| format!(" on host {h:?}")).unwrap_or_default()
+                )));
+            }
+            let route_public = route.public_url.clone().map_or_else(
+                || {
+                    if prefix == "/" {
+                        public_url.clone()
+                    } else {
+                        format!("{public_url}{prefix}")
+                    }
+                },
+                |url| url.trim_end_matches('/').to_owned(),
+            );
+            let headers = route_headers(route).map_err(at)?;
+            routes.push(RouteConfig {
+                name,
+                prefix,
+                host,
+                settings: self.settings(
+                    route_public,
+                    url,
+                    &route.upstream,
+                    route.validation,
+                    route.limits,
+                    auth.clone(),
+                ),
+                client: client(&route.upstream),
+                headers,
+            });
+        }
+
         let server = ServerConfig {
             max_body: self.limits.inbound_body,
             max_header_size: self.limits.header_size,
@@ -413,15 +583,163 @@ impl Config {
             max_connections: self.limits.connections,
             keepalive_interval: self.server.keepalive_interval,
             shutdown_grace: self.server.shutdown_grace,
+            ..ServerConfig::default()
         };
         Ok(Resolved {
             listen: self.listen,
-            settings,
-            client,
+            public_url,
+            routes,
             server,
             demo: self.demo,
+            admin: self.admin,
+            tls: self.tls.as_ref().map(|tls| TlsFiles {
+                cert_chain: tls.cert_chain.clone(),
+                private_key: tls.private_key.clone(),
+            }),
         })
     }
+
+    /// The application settings of one agent: the top-level values with the route's overrides.
+    fn settings(
+        &self,
+        public_url: String,
+        url: String,
+        upstream: &UpstreamSection,
+        validation: ValidationOverride,
+        limits: LimitsOverride,
+        auth: Option<InboundAuth>,
+    ) -> Settings {
+        Settings {
+            public_url,
+            upstream: UpstreamSettings {
+                url,
+                card_url: upstream.card_url.clone(),
+                revision: match upstream.revision {
+                    RevisionChoice::Auto => None,
+                    RevisionChoice::V0_3 => Some(Revision::V0_3),
+                    RevisionChoice::V1_0 => Some(Revision::V1_0),
+                },
+                card_refresh: upstream.card_refresh,
+            },
+            negotiation: Negotiation {
+                require_version_header: self.negotiation.require_version_header,
+            },
+            validation: Validation {
+                input_modes: validation
+                    .input_modes
+                    .unwrap_or(self.validation.input_modes),
+                streaming: validation.streaming.unwrap_or(self.validation.streaming),
+                push_notifications: validation
+                    .push_notifications
+                    .unwrap_or(self.validation.push_notifications),
+                extended_card: validation
+                    .extended_card
+                    .unwrap_or(self.validation.extended_card),
+            },
+            limits: Limits {
+                upstream_body: limits.upstream_body.unwrap_or(self.limits.upstream_body),
+                sse_event: limits.sse_event.unwrap_or(self.limits.sse_event),
+                card: limits.card.unwrap_or(self.limits.card),
+                json_depth: limits.json_depth.unwrap_or(self.limits.json_depth),
+                streams: limits.streams.unwrap_or(self.limits.streams),
+            },
+            timeouts: Timeouts {
+                unary: self.timeouts.unary,
+                stream_head: self.timeouts.stream_head,
+                stream_idle: self.timeouts.stream_idle,
+            },
+            auth,
+        }
+    }
+}
+
+/// The name of the route `[upstream]` describes.
+pub const DEFAULT_ROUTE: &str = "default";
+
+/// `/a/b/` and `/a/b` are the same prefix; `/` stays `/`.
+fn normalise_prefix(prefix: &str) -> String {
+    let trimmed = prefix.trim_end_matches('/');
+    if trimmed.is_empty() {
+        "/".to_owned()
+    } else {
+        trimmed.to_owned()
+    }
+}
+
+/// The value of environment variable `name`, or why it cannot be used.
+fn env_value(name: &str) -> Result<String, String> {
+    std::env::var(name).map_err(|_| format!("the environment variable {name} is not set"))
+}
+
+fn resolve_auth(auth: &AuthSection) -> Result<InboundAuth, String> {
+    let from_env = |name: &Option<String>| -> Result<Vec<String>, String> {
+        let Some(name) = name else {
+            return Ok(Vec::new());
+        };
+        Ok(env_value(name)?
+            .split(',')
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .map(str::to_owned)
+            .collect())
+    };
+    let mut bearer_tokens = auth.bearer_tokens.clone();
+    bearer_tokens.extend(from_env(&auth.bearer_tokens_env)?);
+    let mut api_keys = auth.api_keys.clone();
+    api_keys.extend(from_env(&auth.api_keys_env)?);
+    if bearer_tokens.is_empty() && api_keys.is_empty() {
+        return Err(
+            "[auth] accepts no credential: give bearer_tokens or api_keys (or their _env)"
+                .to_owned(),
+        );
+    }
+    let api_key_header = HeaderName::from_bytes(auth.api_key_header.as_bytes())
+        .map_err(|_| format!("auth.api_key_header {:?} is not a header name", auth.api_key_header))?;
+    Ok(InboundAuth {
+        bearer_tokens,
+        api_keys,
+        api_key_header,
+    })
+}
+
+fn route_headers(route: &RouteSection) -> Result<HeaderMap, String> {
+    let mut headers = HeaderMap::new();
+    let values = route
+        .headers
+        .iter()
+        .map(|(name, value)| Ok((name, value.clone())))
+        .chain(
+            route
+                .headers_env
+                .iter()
+                .map(|(name, variable)| Ok((name, env_value(variable)?))),
+        );
+    for entry in values {
+        let (name, value) = entry?;
+        let header = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|_| format!("{name:?} is not a header name"))?;
+        let value = HeaderValue::from_str(&value)
+            .map_err(|_| format!("the value of header {name:?} is not a valid header value"))?;
+        headers.append(header, value);
+    }
+    Ok(headers)
+}
+
+/// One agent the bridge serves, with everything its pipeline is built from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RouteConfig {
+    /// The name in logs and metrics (`default` for `[upstream]`).
+    pub name: String,
+    /// The path prefix, without a trailing slash (`/` for the default route).
+    pub prefix: String,
+    /// The host name the route is limited to, lower-case.
+    pub host: Option<String>,
+    /// The application's settings.
+    pub settings: Settings,
+    /// How the upstream client is built.
+    pub client: ClientSettings,
+    /// Headers added to every request toward the agent.
+    pub headers: HeaderMap,
 }
 
 /// A configuration split into what each part of the bridge takes.
@@ -429,14 +747,26 @@ impl Config {
 pub struct Resolved {
     /// The inbound listen address.
     pub listen: SocketAddr,
-    /// The application's settings.
-    pub settings: Settings,
-    /// How the upstream client is built.
-    pub client: ClientSettings,
+    /// The public base URL of the listener.
+    pub public_url: String,
+    /// The agents, `[upstream]` first when it is set.
+    pub routes: Vec<RouteConfig>,
     /// The inbound server's limits and timers.
     pub server: ServerConfig,
     /// The demo agent.
     pub demo: DemoSection,
+    /// The operations listener.
+    pub admin: Option<SocketAddr>,
+    /// TLS on the inbound listener.
+    pub tls: Option<TlsFiles>,
+}
+
+impl Resolved {
+    /// The route named `name`.
+    #[must_use]
+    pub fn route(&self, name: &str) -> Option<&RouteConfig> {
+        self.routes.iter().find(|r| r.name == name)
+    }
 }
 
 /// The 1-based line and column of byte `offset` in `text`.
@@ -481,6 +811,10 @@ fn size<'de, D: Deserializer<'de>>(deserializer: D) -> Result<usize, D::Error> {
                 "invalid size; write a number of bytes or a number with a unit, like \"4MiB\"",
             )
         })
+}
+
+fn some_size<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<usize>, D::Error> {
+    size(deserializer).map(Some)
 }
 
 /// `"512"`, `"64KiB"`, `"4 MiB"`, `"1GiB"`; decimal units (`KB`, `MB`, `GB`) are powers of ten.
@@ -534,7 +868,7 @@ mod tests {
         )
         .unwrap();
         let resolved = config.resolve("b.toml").unwrap();
-        assert_eq!(resolved.settings.public_url, "http://127.0.0.1:7000");
+        assert_eq!(resolved.routes[0].settings.public_url, "http://127.0.0.1:7000");
     }
 
     #[test]

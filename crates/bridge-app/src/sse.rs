@@ -61,7 +61,8 @@ impl SseSplitter {
     /// [`EventTooLarge`] when the event being read grows past the cap.
     pub fn push(&mut self, chunk: &[u8]) -> Result<Vec<SseEvent>, EventTooLarge> {
         let mut chunk = chunk;
-        if self.pending_cr {
+        // An empty chunk says nothing about whether a LF follows a CR that ended the last one.
+        if self.pending_cr && !chunk.is_empty() {
             self.pending_cr = false;
             if let Some(rest) = chunk.strip_prefix(b"\n") {
                 chunk = rest;
@@ -184,6 +185,18 @@ mod tests {
         assert!(splitter.push(b"data: 1\r").unwrap().is_empty());
         assert!(splitter.push(b"\n").unwrap().is_empty());
         assert_eq!(datas(&splitter.push(b"\r\n").unwrap()), [&b"1"[..]]);
+    }
+
+    #[test]
+    fn an_empty_chunk_between_a_cr_and_its_lf_does_not_split_the_line_end() {
+        // A fuzzed chunking of `data: 1\r\ndata: 2\n\n` as [8, 0, rest] once produced two events:
+        // the empty chunk cleared the pending CR, so the LF read as a second line end.
+        let body = b"data: 1\r\ndata: 2\n\n";
+        let mut splitter = SseSplitter::new(1024);
+        let mut events = splitter.push(&body[..8]).unwrap();
+        events.extend(splitter.push(b"").unwrap());
+        events.extend(splitter.push(&body[8..]).unwrap());
+        assert_eq!(datas(&events), [&b"1\n2"[..]]);
     }
 
     #[test]

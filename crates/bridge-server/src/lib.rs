@@ -2,13 +2,15 @@
 //!
 //! [`run`] accepts connections on a listener, reads each request through the configured limits,
 //! hands it to a [`Handler`], and writes the answer: a complete response as is, or a
-//! `text/event-stream` response one frame at a time. Tests and the binary drive the same
-//! function, each with its own shutdown future.
+//! `text/event-stream` response one frame at a time. [`run_tls`] does the same behind a TLS
+//! handshake. Tests and the binary drive the same functions, each with its own shutdown future.
 //!
 //! # Request lifecycle
 //!
 //! 1. A connection is accepted only while a permit of the connection cap is free; at the cap the
-//!    loop stops accepting and the kernel backlog holds newcomers.
+//!    loop stops accepting and the kernel backlog holds newcomers. Under [`run_tls`] the TLS
+//!    handshake runs in the connection's own task, under the header-read timeout, so a slow or
+//!    broken handshake holds up only itself.
 //! 2. hyper reads the head under the header-read timeout and the header-size cap (a head over the
 //!    cap is refused by hyper with 431).
 //! 3. The body is collected through the body cap. A declared `Content-Length` over the cap is
@@ -25,16 +27,34 @@
 //! connection without a response, which a client sees as a network failure instead of an answer.
 //! A handler that panics is caught and answered with 500 for the same reason.
 //!
+//! # Why the counters are guards
+//!
+//! [`ServerStats`] counts open connections and requests in flight. Each count is taken by a value
+//! whose `Drop` gives it back: the connection's count lives in the connection's task, a request's
+//! count lives in its response body, which hyper drops when the body is written out or the client
+//! goes away. An explicit decrement at each exit would miss the exits nobody wrote down: a panic,
+//! an aborted task, a peer reset mid-stream.
+//!
 //! # Shutdown
 //!
 //! When the shutdown future resolves the listener is dropped (new connections are refused), every
-//! connection is told to finish its in-flight request and close, and [`run`] waits up to the
-//! grace period for them. Connections still open after it (a long stream) are aborted.
+//! connection is told to finish its in-flight request and close, and the server waits up to the
+//! grace period for them. A unary request finishing within it is answered as usual. Streams still
+//! open when the grace period is over are ended politely: each writes its farewell frame (a
+//! JSON-RPC error event the handler prepared in the caller's revision) between two events, never
+//! inside one, then ends, and its connection closes. Whatever is still open
+//! [`FAREWELL_WINDOW`] later (a client that stopped reading) is aborted.
+
+mod tls;
 
 use std::convert::Infallible;
 use std::future::Future;
+use std::net::SocketAddr;
 use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bridge_app::service::{FrameStream, Handler, InboundRequest, InboundResponse};
@@ -43,18 +63,27 @@ use futures_util::{FutureExt as _, StreamExt as _, stream};
 use http::{HeaderValue, StatusCode, header};
 use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt as _, Full, LengthLimitError, Limited, StreamBody};
-use hyper::body::{Frame, Incoming};
+use hyper::body::{Body, Frame, Incoming, SizeHint};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use tokio::net::TcpListener;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
+use tokio_rustls::TlsAcceptor;
+
+pub use tls::{TlsError, TlsFiles, tls_acceptor};
 
 /// The SSE comment written to a stream that has been quiet for the keep-alive interval. A
 /// comment line is ignored by every SSE parser (HTML Living Standard, "Interpreting an event
 /// stream"), and keeps intermediaries from closing an idle connection.
 pub const KEEPALIVE_FRAME: &[u8] = b": keep-alive\n\n";
+
+/// How long streams get, once the grace period is over, to write their farewell frame and close
+/// before their connections are aborted. Writing one frame takes no time unless the client has
+/// stopped reading; this bounds how long such a client can hold shutdown up.
+pub const FAREWELL_WINDOW: Duration = Duration::from_secs(2);
 
 /// The limits and timers of the inbound server.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,9 +110,9 @@ pub struct ServerConfig {
 #[derive(Debug, Default)]
 pub struct ServerStats {
     /// Connections open now.
-    pub connections: std::sync::atomic::AtomicUsize,
+    pub connections: AtomicUsize,
     /// Requests being answered now, streams included until they end.
-    pub requests: std::sync::atomic::AtomicUsize,
+    pub requests: AtomicUsize,
 }
 
 /// Counters are not configuration: two configurations are equal whatever their counters say,
@@ -100,13 +129,13 @@ impl ServerStats {
     /// Connections open now.
     #[must_use]
     pub fn connections(&self) -> usize {
-        self.connections.load(std::sync::atomic::Ordering::Relaxed)
+        self.connections.load(Ordering::Relaxed)
     }
 
     /// Requests being answered now.
     #[must_use]
     pub fn requests(&self) -> usize {
-        self.requests.load(std::sync::atomic::Ordering::Relaxed)
+        self.requests.load(Ordering::Relaxed)
     }
 }
 
@@ -124,11 +153,119 @@ impl Default for ServerConfig {
     }
 }
 
-/// The body every response is written with: a complete buffer or a stream of frames.
+/// One unit of a [`ServerStats`] counter, given back when dropped.
+struct Tally {
+    stats: Arc<ServerStats>,
+    counter: Counter,
+}
+
+#[derive(Clone, Copy)]
+enum Counter {
+    Connections,
+    Requests,
+}
+
+impl Tally {
+    fn take(stats: &Arc<ServerStats>, counter: Counter) -> Self {
+        let tally = Self {
+            stats: Arc::clone(stats),
+            counter,
+        };
+        tally.atomic().fetch_add(1, Ordering::Relaxed);
+        tally
+    }
+
+    fn atomic(&self) -> &AtomicUsize {
+        match self.counter {
+            Counter::Connections => &self.stats.connections,
+            Counter::Requests => &self.stats.requests,
+        }
+    }
+}
+
+impl Drop for Tally {
+    fn drop(&mut self) {
+        self.atomic().fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// The body every response is built with: a complete buffer or a stream of frames.
 type ResponseBody = UnsyncBoxBody<Bytes, Infallible>;
 
+/// A response body holding its request's count in [`ServerStats::requests`] until hyper lets go
+/// of it: after its last frame is written, or when the connection ends first.
+struct Counted {
+    body: ResponseBody,
+    _request: Tally,
+}
+
+impl Body for Counted {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
+
+/// What turns an accepted TCP stream into the byte stream HTTP is read from: nothing for plain
+/// HTTP, a TLS handshake for HTTPS. The one generic seam between [`run`] and [`run_tls`].
+trait Handshake: Send + Sync + 'static {
+    type Io: AsyncRead + AsyncWrite + Unpin + Send + 'static;
+
+    fn handshake(
+        &self,
+        stream: TcpStream,
+    ) -> impl Future<Output = std::io::Result<Self::Io>> + Send;
+}
+
+/// Plain HTTP: the TCP stream as it is.
+struct Plain;
+
+impl Handshake for Plain {
+    type Io = TcpStream;
+
+    fn handshake(
+        &self,
+        stream: TcpStream,
+    ) -> impl Future<Output = std::io::Result<TcpStream>> + Send {
+        std::future::ready(Ok(stream))
+    }
+}
+
+impl Handshake for TlsAcceptor {
+    type Io = tokio_rustls::server::TlsStream<TcpStream>;
+
+    fn handshake(
+        &self,
+        stream: TcpStream,
+    ) -> impl Future<Output = std::io::Result<Self::Io>> + Send {
+        self.accept(stream)
+    }
+}
+
+/// What every connection task shares.
+struct Shared {
+    handler: Arc<dyn Handler>,
+    config: ServerConfig,
+    /// Turns `true` when the grace period is over and open streams must say farewell.
+    streams_end: watch::Receiver<bool>,
+}
+
 /// Serves `handler` on `listener` until `shutdown` resolves, then drains in-flight connections
-/// for up to [`ServerConfig::shutdown_grace`] and returns.
+/// for up to [`ServerConfig::shutdown_grace`], ends the streams still open with their farewell
+/// frame, and returns (see the module docs, "Shutdown").
 ///
 /// Accept errors (a full file table, a connection reset before accept) are logged and the loop
 /// goes on after a short pause; they never end the server.
@@ -138,7 +275,41 @@ pub async fn run(
     config: ServerConfig,
     shutdown: impl Future<Output = ()>,
 ) {
-    let config = Arc::new(config);
+    serve_listener(listener, Plain, handler, config, shutdown).await;
+}
+
+/// [`run`] over TLS: each accepted connection first completes a TLS handshake with `acceptor`
+/// (see [`tls_acceptor`]), under [`ServerConfig::header_read_timeout`], then is served exactly as
+/// [`run`] serves it.
+///
+/// A failed handshake (an untrusted certificate on the client's side, a plain-HTTP client, a
+/// port scanner) is logged at debug level and closes that connection only.
+pub async fn run_tls(
+    listener: TcpListener,
+    acceptor: TlsAcceptor,
+    handler: Arc<dyn Handler>,
+    config: ServerConfig,
+    shutdown: impl Future<Output = ()>,
+) {
+    serve_listener(listener, acceptor, handler, config, shutdown).await;
+}
+
+/// The accept loop and shutdown sequence [`run`] and [`run_tls`] share.
+async fn serve_listener<H: Handshake>(
+    listener: TcpListener,
+    handshake: H,
+    handler: Arc<dyn Handler>,
+    config: ServerConfig,
+    shutdown: impl Future<Output = ()>,
+) {
+    let handshake = Arc::new(handshake);
+    let (streams_end_tx, streams_end) = watch::channel(false);
+    let shared = Arc::new(Shared {
+        handler,
+        config,
+        streams_end,
+    });
+    let config = &shared.config;
     let permits = Arc::new(Semaphore::new(config.max_connections.max(1)));
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut connections = JoinSet::new();
@@ -168,32 +339,29 @@ pub async fn run(
             },
         };
 
-        let handler = Arc::clone(&handler);
-        let config = Arc::clone(&config);
+        let open = Tally::take(&config.stats, Counter::Connections);
+        let handshake = Arc::clone(&handshake);
+        let shared = Arc::clone(&shared);
         let mut stop = stop_rx.clone();
         connections.spawn(async move {
             let _permit = permit;
-            let service_config = Arc::clone(&config);
-            let service = service_fn(move |request| {
-                serve(Arc::clone(&handler), Arc::clone(&service_config), request)
-            });
-            let mut builder = http1::Builder::new();
-            builder
-                .timer(TokioTimer::new())
-                .header_read_timeout(config.header_read_timeout)
-                .max_buf_size(config.max_header_size.max(8192));
-            let connection = builder.serve_connection(TokioIo::new(stream), service);
-            let mut connection = std::pin::pin!(connection);
-            let result = tokio::select! {
-                result = connection.as_mut() => result,
-                _ = stop.changed() => {
-                    connection.as_mut().graceful_shutdown();
-                    connection.as_mut().await
-                }
+            let _open = open;
+            let timeout = shared.config.header_read_timeout;
+            let io = tokio::select! {
+                io = tokio::time::timeout(timeout, handshake.handshake(stream)) => match io {
+                    Ok(Ok(io)) => io,
+                    Ok(Err(error)) => {
+                        tracing::debug!(%peer, %error, "handshake failed");
+                        return;
+                    }
+                    Err(_) => {
+                        tracing::debug!(%peer, "handshake timed out");
+                        return;
+                    }
+                },
+                () = raised(&mut stop) => return,
             };
-            if let Err(error) = result {
-                tracing::debug!(%peer, %error, "connection ended with an error");
-            }
+            serve_connection(io, peer, shared, stop).await;
         });
     }
 
@@ -203,21 +371,81 @@ pub async fn run(
         while connections.join_next().await.is_some() {}
     })
     .await;
-    if drained.is_err() {
+    if drained.is_ok() {
+        return;
+    }
+    tracing::info!(
+        open = connections.len(),
+        "shutdown grace period over, ending the open streams"
+    );
+    let _ = streams_end_tx.send(true);
+    let closed = tokio::time::timeout(FAREWELL_WINDOW, async {
+        while connections.join_next().await.is_some() {}
+    })
+    .await;
+    if closed.is_err() {
         tracing::info!(
             open = connections.len(),
-            "shutdown grace period over, closing the remaining connections"
+            "closing the connections that did not end after their farewell"
         );
         connections.shutdown().await;
     }
 }
 
-/// Reads one request through the limits and answers it. Never fails.
+/// Resolves once `flag` is `true`, or once its sender is gone (the server is gone, so there is
+/// nothing left to wait for).
+async fn raised(flag: &mut watch::Receiver<bool>) {
+    // The guard `wait_for` returns holds the channel's read lock: drop it at once.
+    let _ = flag.wait_for(|raised| *raised).await;
+}
+
+/// Serves HTTP/1.1 on one connection until the client closes it, or until shutdown asks it to
+/// finish its in-flight request and close.
+async fn serve_connection<Io>(
+    io: Io,
+    peer: SocketAddr,
+    shared: Arc<Shared>,
+    mut stop: watch::Receiver<bool>,
+) where
+    Io: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let mut builder = http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(shared.config.header_read_timeout)
+        .max_buf_size(shared.config.max_header_size.max(8192));
+    let service = service_fn(move |request| serve(Arc::clone(&shared), request));
+    let connection = builder.serve_connection(TokioIo::new(io), service);
+    let mut connection = std::pin::pin!(connection);
+    let result = tokio::select! {
+        result = connection.as_mut() => result,
+        () = raised(&mut stop) => {
+            connection.as_mut().graceful_shutdown();
+            connection.as_mut().await
+        }
+    };
+    if let Err(error) = result {
+        tracing::debug!(%peer, %error, "connection ended with an error");
+    }
+}
+
+/// Answers one request, holding its count in [`ServerStats::requests`] until the response body
+/// is done with. Never fails.
 async fn serve(
-    handler: Arc<dyn Handler>,
-    config: Arc<ServerConfig>,
+    shared: Arc<Shared>,
     request: http::Request<Incoming>,
-) -> Result<http::Response<ResponseBody>, Infallible> {
+) -> Result<http::Response<Counted>, Infallible> {
+    let counted = Tally::take(&shared.config.stats, Counter::Requests);
+    let response = answer(&shared, request).await;
+    Ok(response.map(|body| Counted {
+        body,
+        _request: counted,
+    }))
+}
+
+/// Reads one request through the limits and answers it.
+async fn answer(shared: &Shared, request: http::Request<Incoming>) -> http::Response<ResponseBody> {
+    let config = &shared.config;
     let (parts, body) = request.into_parts();
 
     let declared = parts
@@ -226,17 +454,17 @@ async fn serve(
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.parse::<u64>().ok());
     if declared.is_some_and(|length| length > config.max_body as u64) {
-        return Ok(too_large(config.max_body));
+        return too_large(config.max_body);
     }
     let body = match Limited::new(body, config.max_body).collect().await {
         Ok(collected) => collected.to_bytes(),
-        Err(error) if error.is::<LengthLimitError>() => return Ok(too_large(config.max_body)),
+        Err(error) if error.is::<LengthLimitError>() => return too_large(config.max_body),
         Err(error) => {
             tracing::debug!(%error, "request body could not be read");
-            return Ok(plain_error(
+            return plain_error(
                 StatusCode::BAD_REQUEST,
                 "the request body could not be read",
-            ));
+            );
         }
     };
 
@@ -247,36 +475,45 @@ async fn serve(
         headers: parts.headers,
         body,
     };
+    let handler = &shared.handler;
     // A panic can come from building the future as well as from polling it.
     let answer = match std::panic::catch_unwind(AssertUnwindSafe(|| handler.handle(inbound))) {
         Ok(future) => AssertUnwindSafe(future).catch_unwind().await,
         Err(panic) => Err(panic),
     };
-    let response = match answer {
+    match answer {
         Ok(InboundResponse::Full(response)) => response.map(|body| Full::new(body).boxed_unsync()),
-        Ok(InboundResponse::Stream { head, frames, .. }) => {
-            event_stream(head, frames, config.keepalive_interval)
-        }
+        Ok(InboundResponse::Stream {
+            head,
+            frames,
+            farewell,
+        }) => event_stream(
+            head,
+            EventSource {
+                frames,
+                keepalive: config.keepalive_interval,
+                farewell,
+                end: shared.streams_end.clone(),
+            },
+        ),
         Err(_) => {
             tracing::error!("the handler panicked");
             plain_error(StatusCode::INTERNAL_SERVER_ERROR, "internal error")
         }
-    };
-    Ok(response)
+    }
 }
 
-/// A `text/event-stream` response writing each frame as it comes, with a keep-alive comment
-/// after every `keepalive` of silence.
+/// A `text/event-stream` response writing each frame as it comes.
 ///
 /// # Why one body frame per event
 ///
 /// hyper writes each body frame as one chunk and flushes it; handing it one SSE event per frame
 /// means an event reaches the client as soon as the handler yields it. Coalescing frames, or
-/// collecting the stream, would delay events a client is waiting on.
+/// collecting the stream, would delay events a client is waiting on. It also means a stream can
+/// be ended between two events without ever cutting one in half.
 fn event_stream(
     mut head: http::response::Parts,
-    frames: FrameStream,
-    keepalive: Duration,
+    source: EventSource,
 ) -> http::Response<ResponseBody> {
     let headers = &mut head.headers;
     headers
@@ -291,26 +528,42 @@ fn event_stream(
         .or_insert(HeaderValue::from_static("no"));
     headers.remove(header::CONTENT_LENGTH);
 
-    let frames = with_keepalive(frames, keepalive).map(|frame| Ok(Frame::data(frame)));
+    let frames = source.into_stream().map(|frame| Ok(Frame::data(frame)));
     let body = StreamBody::new(frames).boxed_unsync();
     http::Response::from_parts(head, body)
 }
 
-/// `frames`, with [`KEEPALIVE_FRAME`] inserted whenever no frame came for `interval`.
-///
-/// Waiting on the next frame under a timeout and retrying is cancel-safe: dropping a pending
-/// `next()` loses no item of the stream.
-fn with_keepalive(
+/// The frames of one stream, and what the server adds to them.
+struct EventSource {
     frames: FrameStream,
-    interval: Duration,
-) -> impl futures_util::Stream<Item = Bytes> + Send {
-    stream::unfold(frames, move |mut frames| async move {
-        match tokio::time::timeout(interval, frames.next()).await {
-            Ok(Some(frame)) => Some((frame, frames)),
-            Ok(None) => None,
-            Err(_) => Some((Bytes::from_static(KEEPALIVE_FRAME), frames)),
-        }
-    })
+    /// A [`KEEPALIVE_FRAME`] is written after this long without a frame.
+    keepalive: Duration,
+    /// Written last when `end` is raised before the frames run out.
+    farewell: Option<Bytes>,
+    end: watch::Receiver<bool>,
+}
+
+impl EventSource {
+    /// The frames, with [`KEEPALIVE_FRAME`] inserted whenever none came for the keep-alive
+    /// interval, ending with the farewell frame as soon as `end` is raised.
+    ///
+    /// Waiting on the next frame under a timeout and retrying is cancel-safe: dropping a pending
+    /// `next()` loses no item of the stream. `end` is checked first so a chatty stream cannot
+    /// outrun shutdown.
+    fn into_stream(self) -> impl futures_util::Stream<Item = Bytes> + Send {
+        stream::unfold(Some(self), |source| async move {
+            let mut source = source?;
+            tokio::select! {
+                biased;
+                () = raised(&mut source.end) => source.farewell.take().map(|frame| (frame, None)),
+                next = tokio::time::timeout(source.keepalive, source.frames.next()) => match next {
+                    Ok(Some(frame)) => Some((frame, Some(source))),
+                    Ok(None) => None,
+                    Err(_) => Some((Bytes::from_static(KEEPALIVE_FRAME), Some(source))),
+                },
+            }
+        })
+    }
 }
 
 /// 413 with a small JSON body naming the limit.

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use bridge_app::service::{Handler, InboundRequest, InboundResponse};
-use bridge_server::{KEEPALIVE_FRAME, ServerConfig, run};
+use bridge_server::{KEEPALIVE_FRAME, ServerConfig, ServerStats, run};
 use bytes::Bytes;
 use futures_util::StreamExt as _;
 use futures_util::future::BoxFuture;
@@ -66,8 +66,15 @@ impl Server {
         format!("http://{}{path}", self.addr)
     }
 
+    /// Starts the shutdown without waiting for it.
+    fn begin_shutdown(&mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+    }
+
     async fn stop(mut self) {
-        let _ = self.shutdown.take().unwrap().send(());
+        self.begin_shutdown();
         tokio::time::timeout(Duration::from_secs(5), self.task)
             .await
             .expect("the server stops within its grace period")
@@ -119,6 +126,29 @@ fn streaming() -> (
         },
     );
     (Arc::new(handler), tx, dropped)
+}
+
+/// Waits until `check` holds, failing the test after five seconds.
+async fn eventually(what: &str, check: impl Fn() -> bool) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while !check() {
+        assert!(tokio::time::Instant::now() < deadline, "never: {what}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// Reads the rest of a body, one chunk at a time, until it ends.
+async fn rest_of(
+    body: &mut (impl futures_util::Stream<Item = reqwest::Result<Bytes>> + Unpin),
+) -> Vec<u8> {
+    let mut received = Vec::new();
+    while let Some(chunk) = tokio::time::timeout(Duration::from_secs(5), body.next())
+        .await
+        .expect("the body ends")
+    {
+        received.extend_from_slice(&chunk.expect("the body ends cleanly"));
+    }
+    received
 }
 
 fn small_body_config() -> ServerConfig {
@@ -403,4 +433,535 @@ async fn connections_over_the_cap_wait_for_a_free_slot() {
         .unwrap();
     assert!(second.is_ok());
     server.stop().await;
+}
+
+mod stats {
+    use super::*;
+
+    fn stats_of(config: &ServerConfig) -> Arc<ServerStats> {
+        Arc::clone(&config.stats)
+    }
+
+    #[tokio::test]
+    async fn a_unary_request_is_counted_while_answered_and_its_connection_while_open() {
+        let (entered, mut entered_rx) = mpsc::unbounded_channel::<()>();
+        let (release, release_rx) = tokio::sync::watch::channel(false);
+        let handler = Arc::new(Fake(
+            move |_request: InboundRequest| -> BoxFuture<'static, InboundResponse> {
+                let entered = entered.clone();
+                let mut release = release_rx.clone();
+                Box::pin(async move {
+                    let _ = entered.send(());
+                    let _ = release.wait_for(|go| *go).await;
+                    InboundResponse::Full(http::Response::new(Bytes::from_static(b"ok")))
+                })
+            },
+        ));
+        let config = ServerConfig::default();
+        let stats = stats_of(&config);
+        let server = Server::start(handler, config).await;
+        let client = client();
+        let request = tokio::spawn(client.post(server.url("/")).send());
+        entered_rx.recv().await.unwrap();
+        assert_eq!(stats.connections(), 1);
+        assert_eq!(stats.requests(), 1);
+
+        release.send(true).unwrap();
+        let response = request.await.unwrap().unwrap();
+        assert_eq!(response.bytes().await.unwrap().as_ref(), b"ok");
+        eventually("the answered request is no longer counted", || {
+            stats.requests() == 0
+        })
+        .await;
+        assert_eq!(stats.connections(), 1, "the kept-alive connection is open");
+
+        drop(client);
+        eventually("the closed connection is no longer counted", || {
+            stats.connections() == 0
+        })
+        .await;
+        server.stop().await;
+    }
+
+    #[tokio::test]
+    async fn a_stream_is_counted_until_it_ends() {
+        let (handler, frames, _dropped) = streaming();
+        let config = ServerConfig::default();
+        let stats = stats_of(&config);
+        let server = Server::start(handler, config).await;
+        let response = client().post(server.url("/")).send().await.unwrap();
+        let mut body = response.bytes_stream();
+        frames.send(Bytes::from_static(b"data: 1\n\n")).unwrap();
+        body.next().await.unwrap().unwrap();
+        assert_eq!(stats.requests(), 1);
+        assert_eq!(stats.connections(), 1);
+
+        drop(frames);
+        assert!(rest_of(&mut body).await.is_empty());
+        eventually("the ended stream is no longer counted", || {
+            stats.requests() == 0
+        })
+        .await;
+        server.stop().await;
+        assert_eq!(stats.connections(), 0);
+    }
+
+    #[tokio::test]
+    async fn a_client_leaving_mid_stream_gives_back_both_counts() {
+        let (handler, frames, dropped) = streaming();
+        let config = ServerConfig {
+            keepalive_interval: Duration::from_millis(50),
+            ..ServerConfig::default()
+        };
+        let stats = stats_of(&config);
+        let server = Server::start(handler, config).await;
+        let client = client();
+        let response = client.post(server.url("/")).send().await.unwrap();
+        let mut body = response.bytes_stream();
+        frames.send(Bytes::from_static(b"data: 1\n\n")).unwrap();
+        body.next().await.unwrap().unwrap();
+        assert_eq!((stats.connections(), stats.requests()), (1, 1));
+
+        drop(body);
+        drop(client);
+        eventually("the abandoned stream is no longer counted", || {
+            stats.connections() == 0 && stats.requests() == 0
+        })
+        .await;
+        assert!(dropped.load(Ordering::SeqCst));
+        server.stop().await;
+    }
+
+    #[tokio::test]
+    async fn a_panicking_handler_gives_back_its_request_count() {
+        let handler = Arc::new(Fake(
+            |_request: InboundRequest| -> BoxFuture<'static, InboundResponse> {
+                Box::pin(async { panic!("handler bug") })
+            },
+        ));
+        let config = ServerConfig::default();
+        let stats = stats_of(&config);
+        let server = Server::start(handler, config).await;
+        let response = client().get(server.url("/")).send().await.unwrap();
+        assert_eq!(response.status(), 500);
+        eventually("the failed request is no longer counted", || {
+            stats.requests() == 0
+        })
+        .await;
+        server.stop().await;
+    }
+
+    #[tokio::test]
+    async fn a_refused_body_gives_back_its_request_count() {
+        let config = small_body_config();
+        let stats = stats_of(&config);
+        let server = Server::start(echo(), config).await;
+        let response = client()
+            .post(server.url("/"))
+            .body(vec![b'a'; 4096])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 413);
+        eventually("the refused request is no longer counted", || {
+            stats.requests() == 0
+        })
+        .await;
+        server.stop().await;
+    }
+
+    #[tokio::test]
+    async fn a_stream_cut_at_shutdown_gives_back_both_counts() {
+        let (handler, _frames, _dropped) = streaming();
+        let config = ServerConfig {
+            shutdown_grace: Duration::from_millis(100),
+            ..ServerConfig::default()
+        };
+        let stats = stats_of(&config);
+        let server = Server::start(handler, config).await;
+        let _response = client().post(server.url("/")).send().await.unwrap();
+        assert_eq!((stats.connections(), stats.requests()), (1, 1));
+        server.stop().await;
+        assert_eq!((stats.connections(), stats.requests()), (0, 0));
+    }
+}
+
+mod farewell {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_stream_open_at_shutdown_ends_with_its_farewell_after_the_grace_period() {
+        let (handler, frames, dropped) = streaming();
+        let config = ServerConfig {
+            shutdown_grace: Duration::from_millis(300),
+            ..ServerConfig::default()
+        };
+        let mut server = Server::start(handler, config).await;
+        let response = client().post(server.url("/")).send().await.unwrap();
+        let mut body = response.bytes_stream();
+        frames
+            .send(Bytes::from_static(b"data: before\n\n"))
+            .unwrap();
+        assert_eq!(
+            body.next().await.unwrap().unwrap().as_ref(),
+            b"data: before\n\n"
+        );
+
+        server.begin_shutdown();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        // Within the grace period the stream goes on.
+        frames
+            .send(Bytes::from_static(b"data: during\n\n"))
+            .unwrap();
+        let rest = rest_of(&mut body).await;
+        assert_eq!(
+            String::from_utf8(rest).unwrap(),
+            "data: during\n\ndata: farewell\n\n",
+            "the farewell is the last event, after the events sent within the grace period"
+        );
+        assert!(dropped.load(Ordering::SeqCst));
+        server.stop().await;
+    }
+
+    #[tokio::test]
+    async fn the_connection_of_a_farewelled_stream_is_closed() {
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        let (handler, _frames, _dropped) = streaming();
+        let config = ServerConfig {
+            shutdown_grace: Duration::from_millis(100),
+            ..ServerConfig::default()
+        };
+        let mut server = Server::start(handler, config).await;
+        let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+        stream
+            .write_all(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+            .await
+            .unwrap();
+        let mut head = [0_u8; 12];
+        stream.read_exact(&mut head).await.unwrap();
+        assert_eq!(&head, b"HTTP/1.1 200");
+
+        server.begin_shutdown();
+        let mut rest = Vec::new();
+        tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut rest))
+            .await
+            .expect("the server closes the connection")
+            .unwrap();
+        let rest = String::from_utf8(rest).unwrap();
+        // The farewell frame as one chunk, then the last chunk of the chunked body.
+        assert!(
+            rest.ends_with("10\r\ndata: farewell\n\n\r\n0\r\n\r\n"),
+            "{rest:?}"
+        );
+        server.stop().await;
+    }
+
+    #[tokio::test]
+    async fn a_stream_without_a_farewell_simply_ends_after_the_grace_period() {
+        let (tx, rx) = mpsc::unbounded_channel::<Bytes>();
+        let slot = std::sync::Mutex::new(Some(rx));
+        let handler = Arc::new(Fake(
+            move |_request: InboundRequest| -> BoxFuture<'static, InboundResponse> {
+                let rx = slot.lock().unwrap().take().unwrap();
+                let frames = futures_util::stream::unfold(rx, |mut rx| async move {
+                    rx.recv().await.map(|frame| (frame, rx))
+                });
+                let (head, ()) = http::Response::new(()).into_parts();
+                Box::pin(async move {
+                    InboundResponse::Stream {
+                        head,
+                        frames: Box::pin(frames),
+                        farewell: None,
+                    }
+                })
+            },
+        ));
+        let config = ServerConfig {
+            shutdown_grace: Duration::from_millis(100),
+            ..ServerConfig::default()
+        };
+        let mut server = Server::start(handler, config).await;
+        let response = client().post(server.url("/")).send().await.unwrap();
+        let mut body = response.bytes_stream();
+        tx.send(Bytes::from_static(b"data: 1\n\n")).unwrap();
+        body.next().await.unwrap().unwrap();
+        server.begin_shutdown();
+        assert!(rest_of(&mut body).await.is_empty());
+        server.stop().await;
+    }
+
+    #[tokio::test]
+    async fn a_unary_request_finishing_within_the_grace_period_is_answered_beside_a_farewelled_stream()
+     {
+        let (stream_handler, _frames, _dropped) = streaming();
+        let handler = Arc::new(Fake(
+            move |request: InboundRequest| -> BoxFuture<'static, InboundResponse> {
+                if request.path == "/slow" {
+                    Box::pin(async {
+                        tokio::time::sleep(Duration::from_millis(200)).await;
+                        InboundResponse::Full(http::Response::new(Bytes::from_static(b"done")))
+                    })
+                } else {
+                    stream_handler.handle(request)
+                }
+            },
+        ));
+        let config = ServerConfig {
+            shutdown_grace: Duration::from_millis(400),
+            ..ServerConfig::default()
+        };
+        let mut server = Server::start(handler, config).await;
+        let stream = client().post(server.url("/")).send().await.unwrap();
+        let unary = tokio::spawn(client().post(server.url("/slow")).send());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+
+        server.begin_shutdown();
+        let unary = unary.await.unwrap().unwrap();
+        assert_eq!(unary.status(), 200);
+        assert_eq!(unary.bytes().await.unwrap().as_ref(), b"done");
+        let mut body = stream.bytes_stream();
+        assert_eq!(rest_of(&mut body).await, b"data: farewell\n\n");
+        server.stop().await;
+    }
+}
+
+mod tls {
+    use std::path::PathBuf;
+
+    use bridge_server::{TlsError, TlsFiles, run_tls, tls_acceptor};
+
+    use super::*;
+
+    /// A self-signed certificate for `localhost`, written to a fresh folder.
+    struct Identity {
+        files: TlsFiles,
+        cert_pem: String,
+        dir: PathBuf,
+    }
+
+    impl Identity {
+        fn new() -> Self {
+            static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+            let certified =
+                rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+            let dir = std::env::temp_dir().join(format!(
+                "bridge-server-tls-{}-{}",
+                std::process::id(),
+                NEXT.fetch_add(1, Ordering::SeqCst)
+            ));
+            std::fs::create_dir_all(&dir).unwrap();
+            let cert_pem = certified.cert.pem();
+            let files = TlsFiles {
+                cert_chain: dir.join("cert.pem"),
+                private_key: dir.join("key.pem"),
+            };
+            std::fs::write(&files.cert_chain, &cert_pem).unwrap();
+            std::fs::write(&files.private_key, certified.signing_key.serialize_pem()).unwrap();
+            Self {
+                files,
+                cert_pem,
+                dir,
+            }
+        }
+    }
+
+    impl Drop for Identity {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+
+    async fn start_tls(
+        identity: &Identity,
+        handler: Arc<dyn Handler>,
+        config: ServerConfig,
+    ) -> Server {
+        let acceptor = tls_acceptor(&identity.files).unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (shutdown, signal) = oneshot::channel::<()>();
+        let task = tokio::spawn(run_tls(listener, acceptor, handler, config, async move {
+            let _ = signal.await;
+        }));
+        Server {
+            addr,
+            shutdown: Some(shutdown),
+            task,
+        }
+    }
+
+    fn trusting(identity: &Identity, addr: SocketAddr) -> reqwest::Client {
+        reqwest::Client::builder()
+            .no_proxy()
+            .add_root_certificate(
+                reqwest::Certificate::from_pem(identity.cert_pem.as_bytes()).unwrap(),
+            )
+            .resolve("localhost", addr)
+            .build()
+            .unwrap()
+    }
+
+    fn https(addr: SocketAddr, path: &str) -> String {
+        format!("https://localhost:{}{path}", addr.port())
+    }
+
+    #[tokio::test]
+    async fn an_https_request_is_answered() {
+        let identity = Identity::new();
+        let server = start_tls(&identity, echo(), ServerConfig::default()).await;
+        let response = trusting(&identity, server.addr)
+            .post(https(server.addr, "/"))
+            .body("over tls")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        assert_eq!(response.version(), http::Version::HTTP_11);
+        assert_eq!(response.bytes().await.unwrap().as_ref(), b"over tls");
+        server.stop().await;
+    }
+
+    #[tokio::test]
+    async fn a_stream_is_served_over_tls() {
+        let identity = Identity::new();
+        let (handler, frames, _dropped) = streaming();
+        let server = start_tls(&identity, handler, ServerConfig::default()).await;
+        let response = trusting(&identity, server.addr)
+            .post(https(server.addr, "/"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(
+            response.headers()[http::header::CONTENT_TYPE],
+            "text/event-stream"
+        );
+        let mut body = response.bytes_stream();
+        frames.send(Bytes::from_static(b"data: 1\n\n")).unwrap();
+        assert_eq!(body.next().await.unwrap().unwrap().as_ref(), b"data: 1\n\n");
+        drop(frames);
+        assert!(rest_of(&mut body).await.is_empty());
+        server.stop().await;
+    }
+
+    #[tokio::test]
+    async fn a_plain_http_client_on_the_tls_port_is_closed_and_the_server_goes_on() {
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        let identity = Identity::new();
+        let config = ServerConfig::default();
+        let stats = Arc::clone(&config.stats);
+        let server = start_tls(&identity, echo(), config).await;
+
+        let mut plain = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+        plain
+            .write_all(b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            .await
+            .unwrap();
+        let mut answer = Vec::new();
+        let read =
+            tokio::time::timeout(Duration::from_secs(5), plain.read_to_end(&mut answer)).await;
+        assert!(read.is_ok(), "the plain-HTTP connection is closed");
+        assert!(
+            !answer.starts_with(b"HTTP/"),
+            "no HTTP answer is written in clear text"
+        );
+        eventually("the failed handshake is no longer counted", || {
+            stats.connections() == 0
+        })
+        .await;
+
+        let response = trusting(&identity, server.addr)
+            .get(https(server.addr, "/"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        server.stop().await;
+    }
+
+    #[tokio::test]
+    async fn a_client_that_rejects_the_certificate_does_not_stop_the_server() {
+        let identity = Identity::new();
+        let server = start_tls(&identity, echo(), ServerConfig::default()).await;
+        let untrusting = reqwest::Client::builder()
+            .no_proxy()
+            .resolve("localhost", server.addr)
+            .build()
+            .unwrap();
+        let refused = untrusting.get(https(server.addr, "/")).send().await;
+        assert!(
+            refused.is_err(),
+            "the self-signed certificate is not trusted"
+        );
+
+        let response = trusting(&identity, server.addr)
+            .get(https(server.addr, "/"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        server.stop().await;
+    }
+
+    #[tokio::test]
+    async fn a_client_that_never_completes_the_handshake_is_disconnected() {
+        use tokio::io::AsyncReadExt as _;
+        let identity = Identity::new();
+        let config = ServerConfig {
+            header_read_timeout: Duration::from_millis(200),
+            ..ServerConfig::default()
+        };
+        let server = start_tls(&identity, echo(), config).await;
+        let mut silent = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+        let mut rest = Vec::new();
+        let read =
+            tokio::time::timeout(Duration::from_secs(5), silent.read_to_end(&mut rest)).await;
+        assert!(read.is_ok(), "the connection is closed after the timeout");
+        server.stop().await;
+    }
+
+    #[test]
+    fn a_missing_certificate_file_is_named_in_the_error() {
+        let identity = Identity::new();
+        let files = TlsFiles {
+            cert_chain: identity.dir.join("absent.pem"),
+            ..identity.files.clone()
+        };
+        let error = tls_acceptor(&files).unwrap_err();
+        assert!(matches!(error, TlsError::CertChain { .. }), "{error:?}");
+        assert!(error.to_string().contains("absent.pem"), "{error}");
+    }
+
+    #[test]
+    fn a_certificate_file_without_a_certificate_is_refused() {
+        let identity = Identity::new();
+        let files = TlsFiles {
+            cert_chain: identity.files.private_key.clone(),
+            ..identity.files.clone()
+        };
+        let error = tls_acceptor(&files).unwrap_err();
+        assert!(matches!(error, TlsError::NoCertificate { .. }), "{error:?}");
+    }
+
+    #[test]
+    fn a_key_file_without_a_key_is_refused() {
+        let identity = Identity::new();
+        let files = TlsFiles {
+            private_key: identity.files.cert_chain.clone(),
+            ..identity.files.clone()
+        };
+        let error = tls_acceptor(&files).unwrap_err();
+        assert!(matches!(error, TlsError::PrivateKey { .. }), "{error:?}");
+    }
+
+    #[test]
+    fn a_key_that_does_not_match_the_certificate_is_refused() {
+        let identity = Identity::new();
+        let other = Identity::new();
+        let files = TlsFiles {
+            private_key: other.files.private_key.clone(),
+            ..identity.files.clone()
+        };
+        let error = tls_acceptor(&files).unwrap_err();
+        assert!(matches!(error, TlsError::Rejected(_)), "{error:?}");
+    }
 }

@@ -1,0 +1,466 @@
+//! A stub A2A agent on loopback that misbehaves on request.
+//!
+//! It serves its agent card at `GET /.well-known/agent-card.json` and answers JSON-RPC at
+//! `POST /rpc` in one revision. A caller picks a misbehaviour per request with the
+//! [`FAULT_HEADER`] header, which the bridge forwards as an end-to-end header, so one stub serves
+//! healthy and faulty calls side by side (the soak test relies on that).
+//!
+//! # What it counts
+//!
+//! Open connections (from accept until the connection task ends) and requests in flight (from
+//! the head arriving until the response body is finished or dropped). A request whose response
+//! body is dropped early — the bridge gave up on it, or its caller went away — leaves the
+//! in-flight count only when hyper notices the peer closed, so the count returning to zero proves
+//! the bridge closed the upstream exchange rather than leaving it hanging.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bridge_ir::Revision;
+use bytes::Bytes;
+use futures_util::{StreamExt as _, stream};
+use http::{HeaderValue, Method, Request, Response, StatusCode, header};
+use http_body_util::combinators::UnsyncBoxBody;
+use http_body_util::{BodyExt as _, StreamBody};
+use hyper::body::{Frame, Incoming};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use tokio::task::{JoinHandle, JoinSet};
+
+use crate::wire;
+
+/// The request header naming the [`Fault`] the stub answers with.
+pub const FAULT_HEADER: &str = "x-stub-fault";
+/// The request header giving the number of artifact chunks a healthy stream carries.
+pub const CHUNKS_HEADER: &str = "x-stub-chunks";
+/// The path a redirecting stub points at; it must never be requested.
+pub const REDIRECT_TARGET: &str = "/redirected";
+/// How large the over-the-limit answer is.
+pub const OVERSIZE_BYTES: usize = 1024 * 1024;
+
+/// How the stub answers one JSON-RPC request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// A correct answer in the stub's revision.
+    None,
+    /// The head never comes.
+    HangBeforeHead,
+    /// A `Content-Length` head and half the body, then the connection is dropped.
+    ResetMidBody,
+    /// HTTP 500 with an HTML page.
+    Http500Html,
+    /// HTTP 502 with an HTML page.
+    Http502Html,
+    /// HTTP 200 `application/json` whose body is not JSON.
+    InvalidJson,
+    /// A correct result under another request id.
+    WrongId,
+    /// A result in the other revision's shape.
+    OtherRevision,
+    /// A valid answer of [`OVERSIZE_BYTES`].
+    Oversize,
+    /// HTTP 307 to [`REDIRECT_TARGET`].
+    Redirect,
+    /// A stream whose second event is not JSON.
+    SseGarbage,
+    /// A stream that ends after two events without a terminal one; the task reads as working.
+    SseEarlyClose,
+    /// A stream that sends its first event and then goes quiet for good.
+    SseHang,
+    /// A stream that sends a non-terminal status update every 20 ms, forever.
+    SseTrickle,
+}
+
+impl Fault {
+    /// Every fault, in declaration order.
+    pub const ALL: [Self; 14] = [
+        Self::None,
+        Self::HangBeforeHead,
+        Self::ResetMidBody,
+        Self::Http500Html,
+        Self::Http502Html,
+        Self::InvalidJson,
+        Self::WrongId,
+        Self::OtherRevision,
+        Self::Oversize,
+        Self::Redirect,
+        Self::SseGarbage,
+        Self::SseEarlyClose,
+        Self::SseHang,
+        Self::SseTrickle,
+    ];
+
+    /// The header value naming this fault.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::HangBeforeHead => "hang-before-head",
+            Self::ResetMidBody => "reset-mid-body",
+            Self::Http500Html => "http-500-html",
+            Self::Http502Html => "http-502-html",
+            Self::InvalidJson => "invalid-json",
+            Self::WrongId => "wrong-id",
+            Self::OtherRevision => "other-revision",
+            Self::Oversize => "oversize",
+            Self::Redirect => "redirect",
+            Self::SseGarbage => "sse-garbage",
+            Self::SseEarlyClose => "sse-early-close",
+            Self::SseHang => "sse-hang",
+            Self::SseTrickle => "sse-trickle",
+        }
+    }
+
+    /// The fault a header value names.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|f| f.name() == name)
+    }
+}
+
+/// The counters and records a stub keeps.
+#[derive(Debug)]
+struct State {
+    addr: SocketAddr,
+    revision: Revision,
+    card: Bytes,
+    connections: AtomicUsize,
+    in_flight: AtomicUsize,
+    requests: AtomicUsize,
+    paths: Mutex<Vec<String>>,
+}
+
+/// A request in flight; leaves the count when dropped.
+struct InFlight(Arc<State>);
+
+impl InFlight {
+    fn enter(state: &Arc<State>) -> Self {
+        state.in_flight.fetch_add(1, Ordering::AcqRel);
+        Self(Arc::clone(state))
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// An open connection; leaves the count when dropped.
+struct Open(Arc<State>);
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.0.connections.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+type Body = UnsyncBoxBody<Bytes, std::io::Error>;
+
+/// A running stub agent; stops (closing every connection) when dropped.
+#[derive(Debug)]
+pub struct Stub {
+    addr: SocketAddr,
+    state: Arc<State>,
+    task: JoinHandle<()>,
+}
+
+impl Drop for Stub {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Stub {
+    /// Starts a stub speaking `revision` on `127.0.0.1:0`. Its card names `call_url` as the
+    /// JSON-RPC endpoint, or its own `/rpc` when `None`.
+    ///
+    /// # Errors
+    ///
+    /// The bind error.
+    pub async fn start(revision: Revision, call_url: Option<String>) -> std::io::Result<Self> {
+        let listener = TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?;
+        let call_url = call_url.unwrap_or_else(|| format!("http://{addr}/rpc"));
+        let state = Arc::new(State {
+            addr,
+            revision,
+            card: Bytes::from(wire::card(revision, &call_url).to_string()),
+            connections: AtomicUsize::new(0),
+            in_flight: AtomicUsize::new(0),
+            requests: AtomicUsize::new(0),
+            paths: Mutex::new(Vec::new()),
+        });
+        let task = tokio::spawn(accept(listener, Arc::clone(&state)));
+        Ok(Self { addr, state, task })
+    }
+
+    /// The base URL (`http://127.0.0.1:port`).
+    #[must_use]
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Connections open now.
+    #[must_use]
+    pub fn connections(&self) -> usize {
+        self.state.connections.load(Ordering::Acquire)
+    }
+
+    /// Requests whose response is not finished yet.
+    #[must_use]
+    pub fn in_flight(&self) -> usize {
+        self.state.in_flight.load(Ordering::Acquire)
+    }
+
+    /// Requests received so far.
+    #[must_use]
+    pub fn requests(&self) -> usize {
+        self.state.requests.load(Ordering::Acquire)
+    }
+
+    /// Whether any request asked for `path`.
+    #[must_use]
+    pub fn requested(&self, path: &str) -> bool {
+        self.state
+            .paths
+            .lock()
+            .is_ok_and(|paths| paths.iter().any(|p| p == path))
+    }
+}
+
+async fn accept(listener: TcpListener, state: Arc<State>) {
+    // Dropping the set (when the stub is aborted) aborts every connection.
+    let mut connections = JoinSet::new();
+    loop {
+        while connections.try_join_next().is_some() {}
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
+        state.connections.fetch_add(1, Ordering::AcqRel);
+        let open = Open(Arc::clone(&state));
+        let state = Arc::clone(&state);
+        connections.spawn(async move {
+            let _open = open;
+            let service = service_fn(move |request| answer(Arc::clone(&state), request));
+            let _ = http1::Builder::new()
+                .timer(TokioTimer::new())
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}
+
+/// A body that sends `chunks` and holds `guard` until it is finished or dropped.
+fn body<S>(chunks: S, guard: InFlight) -> Body
+where
+    S: futures_util::Stream<Item = Result<Bytes, std::io::Error>> + Send + 'static,
+{
+    let frames = chunks.map(move |chunk| {
+        let _held = &guard;
+        chunk.map(Frame::data)
+    });
+    StreamBody::new(frames).boxed_unsync()
+}
+
+fn full(status: StatusCode, content_type: &'static str, bytes: Bytes, guard: InFlight) -> Response<Body> {
+    let mut response = Response::new(body(stream::iter([Ok(bytes)]), guard));
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    response
+}
+
+fn json_answer(value: &Value, guard: InFlight) -> Response<Body> {
+    full(
+        StatusCode::OK,
+        "application/json",
+        Bytes::from(value.to_string()),
+        guard,
+    )
+}
+
+fn sse(value: &Value) -> Bytes {
+    Bytes::from(format!("data: {value}\n\n"))
+}
+
+fn event_stream<S>(frames: S, guard: InFlight) -> Response<Body>
+where
+    S: futures_util::Stream<Item = Result<Bytes, std::io::Error>> + Send + 'static,
+{
+    let mut response = Response::new(body(frames, guard));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    response
+}
+
+const HTML: &str = "<!DOCTYPE html><html><head><title>Bad Gateway</title></head>\
+                    <body><h1>Bad Gateway</h1><p>The proxy could not reach the agent.</p></body></html>";
+
+async fn answer(
+    state: Arc<State>,
+    request: Request<Incoming>,
+) -> Result<Response<Body>, Infallible> {
+    let guard = InFlight::enter(&state);
+    state.requests.fetch_add(1, Ordering::AcqRel);
+    if let Ok(mut paths) = state.paths.lock() {
+        paths.push(request.uri().path().to_owned());
+    }
+    let header = |name: &str| {
+        request
+            .headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    let fault = header(FAULT_HEADER)
+        .and_then(|name| Fault::from_name(&name))
+        .unwrap_or(Fault::None);
+    let chunks = header(CHUNKS_HEADER)
+        .and_then(|n| n.parse::<usize>().ok())
+        .unwrap_or(3);
+    if request.method() == Method::GET {
+        return Ok(full(
+            StatusCode::OK,
+            "application/json",
+            state.card.clone(),
+            guard,
+        ));
+    }
+    let Ok(collected) = request.into_body().collect().await else {
+        return Ok(full(StatusCode::BAD_REQUEST, "text/plain", Bytes::new(), guard));
+    };
+    let call: Value = serde_json::from_slice(&collected.to_bytes()).unwrap_or(Value::Null);
+    let id = call["id"].clone();
+    let method = call["method"].as_str().unwrap_or_default().to_owned();
+    let revision = state.revision;
+    let streaming = matches!(method.as_str(), "message/stream" | "SendStreamingMessage");
+    let ok = |result: Value| json!({"jsonrpc": "2.0", "id": id, "result": result});
+    let response = match fault {
+        Fault::HangBeforeHead => {
+            let _held = guard;
+            std::future::pending::<()>().await;
+            return Ok(Response::new(http_body_util::Empty::new().map_err(|e| match e {}).boxed_unsync()));
+        }
+        Fault::ResetMidBody => {
+            let whole = ok(wire::send_result(revision, "completed")).to_string();
+            let half = Bytes::copy_from_slice(&whole.as_bytes()[..whole.len() / 2]);
+            let chunks = stream::iter([
+                Ok(half),
+                Err(std::io::Error::new(
+                    std::io::ErrorKind::ConnectionReset,
+                    "the stub drops the connection mid-body",
+                )),
+            ]);
+            let mut response = Response::new(body(chunks, guard));
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+            response
+                .headers_mut()
+                .insert(header::CONTENT_LENGTH, HeaderValue::from(whole.len()));
+            response
+        }
+        Fault::Http500Html => full(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "text/html",
+            Bytes::from_static(HTML.as_bytes()),
+            guard,
+        ),
+        Fault::Http502Html => full(
+            StatusCode::BAD_GATEWAY,
+            "text/html",
+            Bytes::from_static(HTML.as_bytes()),
+            guard,
+        ),
+        Fault::InvalidJson => full(
+            StatusCode::OK,
+            "application/json",
+            Bytes::from_static(br#"{"jsonrpc": "2.0", "id": 1, "result": {"kind": "task", "#),
+            guard,
+        ),
+        Fault::WrongId => json_answer(
+            &json!({"jsonrpc": "2.0", "id": "wrong-id", "result": healthy_result(revision, &method)}),
+            guard,
+        ),
+        Fault::OtherRevision => {
+            let other = match revision {
+                Revision::V0_3 => Revision::V1_0,
+                Revision::V1_0 => Revision::V0_3,
+            };
+            json_answer(&ok(healthy_result(other, &method)), guard)
+        }
+        Fault::Oversize => {
+            let mut task = wire::task(revision, "completed");
+            task["metadata"] = json!({"padding": "x".repeat(OVERSIZE_BYTES)});
+            json_answer(&ok(task), guard)
+        }
+        Fault::Redirect => {
+            let mut response = full(StatusCode::TEMPORARY_REDIRECT, "text/plain", Bytes::new(), guard);
+            if let Ok(location) = HeaderValue::from_str(&format!("http://{}{REDIRECT_TARGET}", state.addr)) {
+                response.headers_mut().insert(header::LOCATION, location);
+            }
+            response
+        }
+        Fault::SseEarlyClose if !streaming => {
+            // The bridge asks for the task after the early close: it is still working.
+            json_answer(&ok(wire::task(revision, "working")), guard)
+        }
+        Fault::SseGarbage if streaming => {
+            let first = sse(&ok(wire::stream_task(revision, "submitted")));
+            let frames = stream::iter([
+                Ok(first),
+                Ok(Bytes::from_static(b"data: {this is not json\n\n")),
+            ])
+            .chain(stream::pending());
+            event_stream(frames, guard)
+        }
+        Fault::SseEarlyClose => {
+            let frames = stream::iter([
+                Ok(sse(&ok(wire::stream_task(revision, "submitted")))),
+                Ok(sse(&ok(wire::artifact_update(revision, "chunk-0")))),
+            ]);
+            event_stream(frames, guard)
+        }
+        Fault::SseHang if streaming => {
+            let first = sse(&ok(wire::stream_task(revision, "submitted")));
+            event_stream(stream::iter([Ok(first)]).chain(stream::pending()), guard)
+        }
+        Fault::SseTrickle if streaming => {
+            let first = sse(&ok(wire::stream_task(revision, "submitted")));
+            let working = sse(&ok(wire::status_update(revision, "working", false)));
+            let ticks = stream::unfold(working, |working| async move {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                Some((Ok(working.clone()), working))
+            });
+            event_stream(stream::iter([Ok(first)]).chain(ticks), guard)
+        }
+        _ if streaming => {
+            let frames: Vec<_> = wire::stream_results(revision, chunks)
+                .into_iter()
+                .map(|result| Ok(sse(&ok(result))))
+                .collect();
+            event_stream(stream::iter(frames), guard)
+        }
+        _ => json_answer(&ok(healthy_result(revision, &method)), guard),
+    };
+    Ok(response)
+}
+
+/// The correct result of `method` in `revision`.
+fn healthy_result(revision: Revision, method: &str) -> Value {
+    match method {
+        "message/send" | "SendMessage" => wire::send_result(revision, "completed"),
+        _ => wire::task(revision, "completed"),
+    }
+}
