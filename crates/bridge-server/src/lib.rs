@@ -43,7 +43,8 @@
 //! open when the grace period is over are ended politely: each writes its farewell frame (a
 //! JSON-RPC error event the handler prepared in the caller's revision) between two events, never
 //! inside one, then ends, and its connection closes. Whatever is still open
-//! [`FAREWELL_WINDOW`] later (a client that stopped reading) is aborted.
+//! [`FAREWELL_WINDOW`] later (a client that stopped reading, a unary request slower than the
+//! grace period) is aborted, which drops its handler future and its upstream call.
 
 mod tls;
 

@@ -919,6 +919,14 @@ mod tls {
         server.stop().await;
     }
 
+    /// The error `tls_acceptor` answers `files` with.
+    fn refusal(files: &TlsFiles) -> TlsError {
+        match tls_acceptor(files) {
+            Ok(_) => panic!("the files are accepted"),
+            Err(error) => error,
+        }
+    }
+
     #[test]
     fn a_missing_certificate_file_is_named_in_the_error() {
         let identity = Identity::new();
@@ -926,7 +934,7 @@ mod tls {
             cert_chain: identity.dir.join("absent.pem"),
             ..identity.files.clone()
         };
-        let error = tls_acceptor(&files).unwrap_err();
+        let error = refusal(&files);
         assert!(matches!(error, TlsError::CertChain { .. }), "{error:?}");
         assert!(error.to_string().contains("absent.pem"), "{error}");
     }
@@ -938,7 +946,7 @@ mod tls {
             cert_chain: identity.files.private_key.clone(),
             ..identity.files.clone()
         };
-        let error = tls_acceptor(&files).unwrap_err();
+        let error = refusal(&files);
         assert!(matches!(error, TlsError::NoCertificate { .. }), "{error:?}");
     }
 
@@ -949,7 +957,7 @@ mod tls {
             private_key: identity.files.cert_chain.clone(),
             ..identity.files.clone()
         };
-        let error = tls_acceptor(&files).unwrap_err();
+        let error = refusal(&files);
         assert!(matches!(error, TlsError::PrivateKey { .. }), "{error:?}");
     }
 
@@ -961,7 +969,7 @@ mod tls {
             private_key: other.files.private_key.clone(),
             ..identity.files.clone()
         };
-        let error = tls_acceptor(&files).unwrap_err();
+        let error = refusal(&files);
         assert!(matches!(error, TlsError::Rejected(_)), "{error:?}");
     }
 }
