@@ -1,9 +1,19 @@
 //! The JSON-RPC 2.0 envelope, shared by both revisions (wire diff §2.1).
 //!
-//! Reading: one pass over the body with `serde_json`, keeping `params`, `result` and `error` as
-//! borrowed raw slices for the revision codec to decode. Writing: the codec's output bytes are
-//! spliced between a prefix and a suffix written here, so an encoded result is never parsed or
-//! serialised a second time.
+//! Reading: one pass over the body, keeping `params`, `result` and `error` as borrowed raw slices
+//! for the revision codec to decode. Writing: the codec's output bytes are spliced between a
+//! prefix and a suffix written here, so an encoded result is never parsed or serialised a second
+//! time.
+//!
+//! # Why the envelope has its own reader
+//!
+//! The codec parses `params` or `result` in full right after, so the envelope only has to find
+//! where each member's value starts and ends and prove the document is JSON. `serde_json`'s raw
+//! values do that one byte at a time; [`scan`] skips a string with `memchr` and a vectorised
+//! check for control bytes, which matters when a request carries a megabyte of base64. It reads
+//! only the plain case (an object whose keys have no escapes, no member twice, nesting below
+//! [`scan::MAX_DEPTH`]) and hands anything else, valid or not, to the `serde_json` reader, so
+//! every document gets the same answer and the same error as from `serde_json` alone.
 //!
 //! # Why a notification is answered
 //!
@@ -16,6 +26,19 @@ use bridge_ir::{ErrorCode, RequestId, RpcError};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+/// One member's value as it appears in the body: valid JSON and valid UTF-8, without the
+/// whitespace around it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RawJson<'a>(&'a str);
+
+impl<'a> RawJson<'a> {
+    /// The JSON text.
+    #[must_use]
+    pub const fn get(self) -> &'a str {
+        self.0
+    }
+}
+
 /// A request envelope whose method is known to be a string.
 #[derive(Debug)]
 pub struct RequestEnvelope<'a> {
@@ -24,7 +47,7 @@ pub struct RequestEnvelope<'a> {
     /// The method name.
     pub method: String,
     /// The raw `params`, when present.
-    pub params: Option<&'a RawValue>,
+    pub params: Option<RawJson<'a>>,
 }
 
 /// A request that could not be read, with the id to answer it under.
@@ -62,6 +85,42 @@ struct RawEnvelope<'a> {
     error: Member<'a>,
 }
 
+/// The members of the envelope object, each as the raw text of its value.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+struct Members<'a> {
+    jsonrpc: Option<&'a str>,
+    id: Option<&'a str>,
+    method: Option<&'a str>,
+    params: Option<&'a str>,
+    result: Option<&'a str>,
+    error: Option<&'a str>,
+}
+
+impl<'a> From<RawEnvelope<'a>> for Members<'a> {
+    fn from(raw: RawEnvelope<'a>) -> Self {
+        Self {
+            jsonrpc: raw.jsonrpc.0.map(RawValue::get),
+            id: raw.id.0.map(RawValue::get),
+            method: raw.method.0.map(RawValue::get),
+            params: raw.params.0.map(RawValue::get),
+            result: raw.result.0.map(RawValue::get),
+            error: raw.error.0.map(RawValue::get),
+        }
+    }
+}
+
+/// Reads the envelope object: with [`scan`] when it can, else with `serde_json`.
+fn read_members(body: &[u8]) -> Result<Members<'_>, serde_json::Error> {
+    match scan::members(body) {
+        Some(members) => Ok(members),
+        None => read_members_with_serde(body),
+    }
+}
+
+fn read_members_with_serde(body: &[u8]) -> Result<Members<'_>, serde_json::Error> {
+    serde_json::from_slice::<RawEnvelope<'_>>(body).map(Members::from)
+}
+
 fn invalid(id: RequestId, message: impl Into<String>) -> EnvelopeError {
     EnvelopeError {
         id,
@@ -70,8 +129,7 @@ fn invalid(id: RequestId, message: impl Into<String>) -> EnvelopeError {
 }
 
 /// Reads a JSON-RPC id.
-fn read_id(raw: &RawValue) -> Option<RequestId> {
-    let text = raw.get();
+fn read_id(text: &str) -> Option<RequestId> {
     match text.as_bytes().first() {
         Some(b'"') => serde_json::from_str::<String>(text)
             .ok()
@@ -93,6 +151,16 @@ fn read_id(raw: &RawValue) -> Option<RequestId> {
 /// or non-string `method`, an id that is not a string, number or null, a missing id, or params
 /// that are neither an object nor absent.
 pub fn parse_request(body: &[u8]) -> Result<RequestEnvelope<'_>, EnvelopeError> {
+    parse_request_with(body, read_members)
+}
+
+/// A reader of the envelope object's members.
+type ReadMembers = fn(&[u8]) -> Result<Members<'_>, serde_json::Error>;
+
+fn parse_request_with(
+    body: &[u8],
+    read: ReadMembers,
+) -> Result<RequestEnvelope<'_>, EnvelopeError> {
     let first = body.iter().find(|b| !b.is_ascii_whitespace());
     if first == Some(&b'[') {
         return Err(invalid(
@@ -111,16 +179,16 @@ pub fn parse_request(body: &[u8]) -> Result<RequestEnvelope<'_>, EnvelopeError> 
             Err(error) => Err(parse_error(&error)),
         };
     }
-    let raw: RawEnvelope<'_> = serde_json::from_slice(body).map_err(|e| parse_error(&e))?;
+    let raw = read(body).map_err(|e| parse_error(&e))?;
     let id =
-        match raw.id.0 {
+        match raw.id {
             None => None,
             Some(value) => Some(read_id(value).ok_or_else(|| {
                 invalid(RequestId::Null, "`id` must be a string, a number or null")
             })?),
         };
     let answer_id = id.clone().unwrap_or(RequestId::Null);
-    match raw.jsonrpc.0.map(RawValue::get) {
+    match raw.jsonrpc {
         Some("\"2.0\"") => {}
         Some(other) => {
             return Err(invalid(
@@ -135,9 +203,9 @@ pub fn parse_request(body: &[u8]) -> Result<RequestEnvelope<'_>, EnvelopeError> 
             ));
         }
     }
-    let method = match raw.method.0 {
+    let method = match raw.method {
         None => return Err(invalid(answer_id, "`method` is missing")),
-        Some(value) => serde_json::from_str::<String>(value.get())
+        Some(value) => serde_json::from_str::<String>(value)
             .map_err(|_| invalid(answer_id.clone(), "`method` must be a string"))?,
     };
     let Some(id) = id else {
@@ -146,16 +214,15 @@ pub fn parse_request(body: &[u8]) -> Result<RequestEnvelope<'_>, EnvelopeError> 
             format!("`{method}` was sent as a notification (no `id`); A2A methods are requests"),
         ));
     };
-    let params = match raw.params.0 {
-        Some(value) if value.get() == "null" => None,
-        Some(value) if value.get().starts_with('{') => Some(value),
+    let params = match raw.params {
+        Some("null") | None => None,
+        Some(value) if value.starts_with('{') => Some(RawJson(value)),
         Some(_) => {
             return Err(EnvelopeError {
                 id,
                 error: RpcError::new(ErrorCode::InvalidParams, "`params` must be an object"),
             });
         }
-        None => None,
     };
     Ok(RequestEnvelope { id, method, params })
 }
@@ -176,7 +243,7 @@ pub struct ResponseEnvelope<'a> {
     /// The id the upstream answered with.
     pub id: RequestId,
     /// The outcome: `Ok(result)` or `Err(error)`, both raw.
-    pub outcome: Result<&'a RawValue, &'a RawValue>,
+    pub outcome: Result<RawJson<'a>, RawJson<'a>>,
 }
 
 /// Parses a response body (a unary answer, or the data of one SSE event).
@@ -185,23 +252,26 @@ pub struct ResponseEnvelope<'a> {
 ///
 /// A message saying what is wrong with it, for an `InvalidAgentResponse` error.
 pub fn parse_response(body: &[u8]) -> Result<ResponseEnvelope<'_>, String> {
-    let raw: RawEnvelope<'_> = serde_json::from_slice(body)
-        .map_err(|e| format!("the answer is not a JSON-RPC object: {e}"))?;
-    if raw.jsonrpc.0.map(RawValue::get) != Some("\"2.0\"") {
+    parse_response_with(body, read_members)
+}
+
+fn parse_response_with(body: &[u8], read: ReadMembers) -> Result<ResponseEnvelope<'_>, String> {
+    let raw = read(body).map_err(|e| format!("the answer is not a JSON-RPC object: {e}"))?;
+    if raw.jsonrpc != Some("\"2.0\"") {
         return Err("the answer lacks `\"jsonrpc\": \"2.0\"`".to_owned());
     }
-    let id = match raw.id.0 {
+    let id = match raw.id {
         None => RequestId::Null,
         Some(value) => read_id(value).ok_or("the answer's `id` is not a string, number or null")?,
     };
-    let outcome = match (raw.result.0, raw.error.0) {
-        (Some(result), None) => Ok(result),
-        (None, Some(error)) => Err(error),
+    let outcome = match (raw.result, raw.error) {
+        (Some(result), None) => Ok(RawJson(result)),
+        (None, Some(error)) => Err(RawJson(error)),
         (Some(_), Some(_)) => return Err("the answer has both `result` and `error`".to_owned()),
         // The 0.3 Python SDK server drops a `null` result (`exclude_none`), so an answer to
         // `tasks/pushNotificationConfig/delete` arrives with neither member. Reading it as
         // `null` lets the method's codec decide whether `null` is a valid result.
-        (None, None) => Ok(RawValue::NULL),
+        (None, None) => Ok(RawJson("null")),
     };
     Ok(ResponseEnvelope { id, outcome })
 }
@@ -260,9 +330,279 @@ pub fn write_request(id: &RequestId, method: &str, params: &[u8]) -> Vec<u8> {
     out
 }
 
+/// The envelope reader for the plain case: a structural skipper that validates as it goes.
+///
+/// [`members`] answers `None` for anything it does not read exactly as `serde_json` would (a key
+/// with an escape, a member given twice, a byte that is not valid in JSON or not valid UTF-8 in
+/// a member the envelope keeps, nesting deeper than [`MAX_DEPTH`], any syntax error); the caller
+/// then asks `serde_json`, which gives the answer or the error. It never recurses.
+mod scan {
+    use super::Members;
+
+    /// Nesting past this many levels is left to `serde_json`, which skips it without recursing
+    /// as well; the limit only bounds the stack of open containers kept here.
+    pub(super) const MAX_DEPTH: usize = 1024;
+
+    /// The members of the top-level object in `body`, or `None` (see the module docs).
+    pub(super) fn members(body: &[u8]) -> Option<Members<'_>> {
+        let mut scanner = Scanner { body, at: 0 };
+        let mut members = Members::default();
+        scanner.whitespace();
+        scanner.eat(b'{')?;
+        scanner.whitespace();
+        if scanner.peek()? == b'}' {
+            scanner.at += 1;
+        } else {
+            loop {
+                let key = scanner.plain_key()?;
+                scanner.whitespace();
+                scanner.eat(b':')?;
+                scanner.whitespace();
+                let start = scanner.at;
+                scanner.value()?;
+                let slot = match key {
+                    b"jsonrpc" => Some(&mut members.jsonrpc),
+                    b"id" => Some(&mut members.id),
+                    b"method" => Some(&mut members.method),
+                    b"params" => Some(&mut members.params),
+                    b"result" => Some(&mut members.result),
+                    b"error" => Some(&mut members.error),
+                    // `serde_json` checks that an unknown key is UTF-8, but not its value.
+                    _ => {
+                        std::str::from_utf8(key).ok()?;
+                        None
+                    }
+                };
+                if let Some(slot) = slot {
+                    let text = std::str::from_utf8(body.get(start..scanner.at)?).ok()?;
+                    if slot.replace(text).is_some() {
+                        return None;
+                    }
+                }
+                scanner.whitespace();
+                match scanner.next()? {
+                    b',' => scanner.whitespace(),
+                    b'}' => break,
+                    _ => return None,
+                }
+            }
+        }
+        scanner.whitespace();
+        (scanner.at == body.len()).then_some(members)
+    }
+
+    struct Scanner<'a> {
+        body: &'a [u8],
+        at: usize,
+    }
+
+    impl<'a> Scanner<'a> {
+        fn peek(&self) -> Option<u8> {
+            self.body.get(self.at).copied()
+        }
+
+        fn next(&mut self) -> Option<u8> {
+            let byte = self.peek()?;
+            self.at += 1;
+            Some(byte)
+        }
+
+        fn eat(&mut self, expected: u8) -> Option<()> {
+            (self.next()? == expected).then_some(())
+        }
+
+        /// Skips JSON whitespace (RFC 8259 §2: space, tab, line feed, carriage return).
+        fn whitespace(&mut self) {
+            while let Some(b' ' | b'\n' | b'\t' | b'\r') = self.peek() {
+                self.at += 1;
+            }
+        }
+
+        /// A top-level key without escapes, as its raw bytes.
+        fn plain_key(&mut self) -> Option<&'a [u8]> {
+            self.eat(b'"')?;
+            let start = self.at;
+            let body = self.body;
+            let rest = body.get(start..)?;
+            let length = memchr::memchr2(b'"', b'\\', rest)?;
+            if rest.get(length) != Some(&b'"') {
+                return None;
+            }
+            let key = rest.get(..length)?;
+            if has_control_byte(key) {
+                return None;
+            }
+            self.at = start + length + 1;
+            Some(key)
+        }
+
+        /// Skips the rest of a string whose opening quote was just read.
+        fn string(&mut self) -> Option<()> {
+            loop {
+                let rest = self.body.get(self.at..)?;
+                let length = memchr::memchr2(b'"', b'\\', rest)?;
+                if has_control_byte(rest.get(..length)?) {
+                    return None;
+                }
+                self.at += length + 1;
+                if rest.get(length) == Some(&b'"') {
+                    return Some(());
+                }
+                match self.next()? {
+                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {}
+                    b'u' => {
+                        let hex = self.body.get(self.at..self.at + 4)?;
+                        if !hex.iter().all(u8::is_ascii_hexdigit) {
+                            return None;
+                        }
+                        self.at += 4;
+                    }
+                    _ => return None,
+                }
+            }
+        }
+
+        /// Skips digits, and answers whether there was at least one.
+        fn digits(&mut self) -> bool {
+            let start = self.at;
+            while let Some(b'0'..=b'9') = self.peek() {
+                self.at += 1;
+            }
+            self.at > start
+        }
+
+        /// Skips a number (RFC 8259 §6).
+        fn number(&mut self) -> Option<()> {
+            if self.peek()? == b'-' {
+                self.at += 1;
+            }
+            match self.next()? {
+                b'0' => {
+                    if let Some(b'0'..=b'9') = self.peek() {
+                        return None;
+                    }
+                }
+                b'1'..=b'9' => {
+                    self.digits();
+                }
+                _ => return None,
+            }
+            if self.peek() == Some(b'.') {
+                self.at += 1;
+                if !self.digits() {
+                    return None;
+                }
+            }
+            if let Some(b'e' | b'E') = self.peek() {
+                self.at += 1;
+                if let Some(b'+' | b'-') = self.peek() {
+                    self.at += 1;
+                }
+                if !self.digits() {
+                    return None;
+                }
+            }
+            Some(())
+        }
+
+        fn literal(&mut self, text: &[u8]) -> Option<()> {
+            let end = self.at + text.len();
+            (self.body.get(self.at..end)? == text).then(|| self.at = end)
+        }
+
+        /// Skips one value, keeping the open containers on a stack instead of recursing.
+        fn value(&mut self) -> Option<()> {
+            // `true` for an object, `false` for an array.
+            let mut open: Vec<bool> = Vec::new();
+            loop {
+                self.whitespace();
+                match self.peek()? {
+                    b'{' => {
+                        self.at += 1;
+                        self.whitespace();
+                        if self.peek()? == b'}' {
+                            self.at += 1;
+                        } else {
+                            open.push(true);
+                            if open.len() > MAX_DEPTH {
+                                return None;
+                            }
+                            self.member_key()?;
+                            continue;
+                        }
+                    }
+                    b'[' => {
+                        self.at += 1;
+                        self.whitespace();
+                        if self.peek()? == b']' {
+                            self.at += 1;
+                        } else {
+                            open.push(false);
+                            if open.len() > MAX_DEPTH {
+                                return None;
+                            }
+                            continue;
+                        }
+                    }
+                    b'"' => {
+                        self.at += 1;
+                        self.string()?;
+                    }
+                    b't' => self.literal(b"true")?,
+                    b'f' => self.literal(b"false")?,
+                    b'n' => self.literal(b"null")?,
+                    b'-' | b'0'..=b'9' => self.number()?,
+                    _ => return None,
+                }
+                // A value is complete: close what it completes, or go on to the next one.
+                loop {
+                    let Some(&object) = open.last() else {
+                        return Some(());
+                    };
+                    self.whitespace();
+                    match (self.next()?, object) {
+                        (b',', true) => {
+                            self.whitespace();
+                            self.member_key()?;
+                            break;
+                        }
+                        (b',', false) => break,
+                        (b'}', true) | (b']', false) => {
+                            open.pop();
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+        }
+
+        /// Skips `"key" :` inside an object.
+        fn member_key(&mut self) -> Option<()> {
+            self.eat(b'"')?;
+            self.string()?;
+            self.whitespace();
+            self.eat(b':')
+        }
+    }
+
+    /// Whether `bytes` holds a byte below 0x20, which JSON forbids unescaped in a string.
+    /// Whole 64-byte blocks are tested without an early exit so the compiler vectorises it.
+    fn has_control_byte(bytes: &[u8]) -> bool {
+        let mut blocks = bytes.chunks_exact(64);
+        let found = blocks.by_ref().fold(0u8, |found, block| {
+            found | block.iter().fold(0u8, |f, &b| f | u8::from(b < 0x20))
+        });
+        found != 0 || blocks.remainder().iter().any(|&b| b < 0x20)
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    #![expect(clippy::unwrap_used, reason = "tests unwrap what they just built")]
+    #![expect(
+        clippy::unwrap_used,
+        clippy::panic,
+        reason = "tests unwrap what they just built and fail naming the document"
+    )]
     use super::*;
 
     fn err(body: &str) -> EnvelopeError {
@@ -346,7 +686,7 @@ mod tests {
             .as_ref()
             .ok()
             .and_then(|e| e.params)
-            .map(RawValue::get);
+            .map(RawJson::get);
         let decoded = params.map(serde_json::from_str::<serde_json::Value>);
         assert!(
             matches!(decoded, Some(Err(_))),
@@ -379,5 +719,193 @@ mod tests {
         assert!(parse_response(br#"{"jsonrpc":"2.0","id":1,"result":1,"error":{}}"#).is_err());
         assert!(parse_response(b"<html>").is_err());
         assert!(parse_response(br#"{"id":1,"result":1}"#).is_err());
+    }
+
+    #[test]
+    fn plain_envelopes_are_read_by_the_scanner_and_unusual_ones_by_serde_json() {
+        let request = br#" {"jsonrpc":"2.0","id":"r-1","method":"SendMessage","params":{"message":{"parts":[{"raw":"aGk=","n":-1.5e3},{"text":"\u00e9\n"}],"ok":[true,false,null,{}]}}} "#;
+        let members = scan::members(request).unwrap();
+        assert_eq!(members.id, Some("\"r-1\""));
+        assert!(members.params.unwrap().ends_with("{}]}}"));
+        let response = br#"{"jsonrpc":"2.0","result":{"task":{"id":"t"}},"id":7}"#;
+        assert_eq!(
+            scan::members(response).unwrap().result,
+            Some(r#"{"task":{"id":"t"}}"#)
+        );
+        // An escaped key, a member given twice and a trailing comma go to serde_json.
+        assert!(scan::members(br#"{"par\u0061ms":{}}"#).is_none());
+        assert!(scan::members(br#"{"id":1,"id":2}"#).is_none());
+        assert!(scan::members(br#"{"id":[1,]}"#).is_none());
+        assert!(read_members(br#"{"id":1,"id":2}"#).is_err());
+    }
+
+    mod agrees_with_serde_json {
+        //! The envelope reader against `serde_json` alone, on documents built to hit every branch
+        //! of the scanner: valid envelopes, the same with bytes changed, and token soup.
+        use proptest::prelude::*;
+
+        use super::super::{
+            parse_request, parse_request_with, parse_response, parse_response_with, read_members,
+            read_members_with_serde,
+        };
+
+        /// A JSON value as text, with the spellings a scanner can get wrong (escapes, numbers
+        /// with fractions and exponents, nesting, non-ASCII, whitespace).
+        fn json_value() -> impl Strategy<Value = String> {
+            let leaf = prop_oneof![
+                Just("null".to_owned()),
+                Just("true".to_owned()),
+                Just("false".to_owned()),
+                "-?(0|[1-9][0-9]{0,3})(\\.[0-9]{1,3})?([eE][+-]?[0-9]{1,2})?",
+                "\"([a-zA-Z0-9+/= ]|\\\\[\"\\\\/bfnrt]|\\\\u[0-9a-fA-F]{4}|é|😀){0,12}\"",
+            ];
+            leaf.prop_recursive(4, 32, 5, |inner| {
+                prop_oneof![
+                    prop::collection::vec(inner.clone(), 0..4)
+                        .prop_map(|items| format!("[{}]", items.join(","))),
+                    prop::collection::vec(("[a-z]{1,6}", inner), 0..4).prop_map(|members| {
+                        let members: Vec<String> = members
+                            .into_iter()
+                            .map(|(k, v)| format!("\"{k}\" : {v}"))
+                            .collect();
+                        format!("{{ {} }}", members.join(" ,"))
+                    }),
+                ]
+            })
+        }
+
+        /// An envelope object of known and unknown members, in any order, possibly repeated.
+        fn envelope() -> impl Strategy<Value = String> {
+            let key = prop_oneof![
+                Just("jsonrpc"),
+                Just("id"),
+                Just("method"),
+                Just("params"),
+                Just("result"),
+                Just("error"),
+                Just("extra"),
+                Just("par\\u0061ms"),
+            ];
+            let member = prop_oneof![
+                Just(("jsonrpc", "\"2.0\"".to_owned())),
+                Just(("method", "\"tasks/get\"".to_owned())),
+                Just(("id", "1".to_owned())),
+                (key, json_value()),
+            ];
+            prop::collection::vec(member, 0..7).prop_map(|members| {
+                let members: Vec<String> = members
+                    .into_iter()
+                    .map(|(k, v)| format!("\"{k}\":{v}"))
+                    .collect();
+                format!(" {{{}}}\n", members.join(","))
+            })
+        }
+
+        /// `document` with a few bytes replaced, inserted or removed.
+        fn mutated() -> impl Strategy<Value = Vec<u8>> {
+            (
+                envelope(),
+                prop::collection::vec((any::<prop::sample::Index>(), 0u8..3, any::<u8>()), 1..4),
+            )
+                .prop_map(|(document, edits)| {
+                    let mut bytes = document.into_bytes();
+                    for (at, op, byte) in edits {
+                        if bytes.is_empty() {
+                            break;
+                        }
+                        let i = at.index(bytes.len());
+                        match op {
+                            0 => bytes[i] = byte,
+                            1 => bytes.insert(i, byte),
+                            _ => {
+                                bytes.remove(i);
+                            }
+                        }
+                    }
+                    bytes
+                })
+        }
+
+        /// Bytes drawn from JSON's own tokens, mostly not JSON.
+        fn token_soup() -> impl Strategy<Value = Vec<u8>> {
+            let token = prop::sample::select(vec![
+                "{",
+                "}",
+                "[",
+                "]",
+                ",",
+                ":",
+                " ",
+                "\"",
+                "\\",
+                "\"id\"",
+                "\"params\"",
+                "1",
+                "-",
+                "0",
+                ".",
+                "e",
+                "null",
+                "tru",
+                "\u{1}",
+                "\u{ff}",
+            ]);
+            prop::collection::vec(token, 0..24).prop_map(|tokens| tokens.concat().into_bytes())
+        }
+
+        fn agree(body: &[u8]) {
+            let shown = String::from_utf8_lossy(body);
+            let fast = read_members(body);
+            let slow = read_members_with_serde(body);
+            assert_eq!(fast.as_ref().ok(), slow.as_ref().ok(), "{shown:?}");
+            assert_eq!(fast.is_ok(), slow.is_ok(), "{shown:?}");
+            match (
+                parse_request(body),
+                parse_request_with(body, read_members_with_serde),
+            ) {
+                (Ok(fast), Ok(slow)) => {
+                    assert_eq!(
+                        (fast.id, fast.method, fast.params),
+                        (slow.id, slow.method, slow.params),
+                        "{shown:?}"
+                    );
+                }
+                (Err(fast), Err(slow)) => assert_eq!(fast, slow, "{shown:?}"),
+                (fast, slow) => panic!("{shown:?}: {fast:?} but serde_json reads {slow:?}"),
+            }
+            match (
+                parse_response(body),
+                parse_response_with(body, read_members_with_serde),
+            ) {
+                (Ok(fast), Ok(slow)) => {
+                    assert_eq!(
+                        (fast.id, fast.outcome),
+                        (slow.id, slow.outcome),
+                        "{shown:?}"
+                    );
+                }
+                (Err(fast), Err(slow)) => assert_eq!(fast, slow, "{shown:?}"),
+                (fast, slow) => panic!("{shown:?}: {fast:?} but serde_json reads {slow:?}"),
+            }
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(2000))]
+
+            #[test]
+            fn valid_envelopes_read_the_same_members_as_serde_json(body in envelope()) {
+                agree(body.as_bytes());
+            }
+
+            #[test]
+            fn damaged_envelopes_read_the_same_or_fail_the_same(body in mutated()) {
+                agree(&body);
+            }
+
+            #[test]
+            fn token_soup_reads_the_same_or_fails_the_same(body in token_soup()) {
+                agree(&body);
+            }
+        }
     }
 }

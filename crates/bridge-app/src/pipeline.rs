@@ -596,7 +596,7 @@ pub(crate) fn read_answer(
     })?;
     if envelope.id != context.id {
         return Err(invalid(format!(
-            "the upstream answered with id {:?} a request sent with id {:?}",
+            "the upstream answered with id {} a request sent with id {}",
             envelope.id, context.id
         )));
     }

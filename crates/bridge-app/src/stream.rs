@@ -301,7 +301,7 @@ impl Translator {
         };
         if envelope.id != self.context.id {
             return vec![self.error(invalid(format!(
-                "an upstream stream event carries id {:?}, not the request's {:?}",
+                "an upstream stream event carries id {}, not the request's {}",
                 envelope.id, self.context.id
             )))];
         }

@@ -60,7 +60,9 @@ impl Caller {
     /// # Errors
     ///
     /// The connect or handshake error.
-    pub async fn connect(addr: SocketAddr) -> Result<Self, Box<dyn std::error::Error + Send + Sync>> {
+    pub async fn connect(
+        addr: SocketAddr,
+    ) -> Result<Self, Box<dyn std::error::Error + Send + Sync>> {
         let stream = TcpStream::connect(addr).await?;
         let (sender, connection) = http1::handshake(TokioIo::new(stream)).await?;
         let connection = tokio::spawn(async move {
@@ -90,6 +92,20 @@ impl Caller {
             .unwrap_or_else(|_| Request::new(Full::new(Bytes::new())));
         self.sender.ready().await?;
         self.sender.send_request(request).await
+    }
+
+    /// GETs `path` and reads the whole answer.
+    ///
+    /// # Errors
+    ///
+    /// The transport error.
+    pub async fn get(&mut self, path: &str) -> Result<Answer, hyper::Error> {
+        let request = Request::get(path)
+            .header(header::HOST, "bridge")
+            .body(Full::new(Bytes::new()))
+            .unwrap_or_else(|_| Request::new(Full::new(Bytes::new())));
+        self.sender.ready().await?;
+        read(self.sender.send_request(request).await?).await
     }
 
     /// POSTs `body` to `/` with `headers` and reads the whole answer.

@@ -22,7 +22,7 @@ use bridge_app::{Bridge, CardCache, Codecs, Settings};
 use bridge_ir::Revision;
 use bridge_server::{ServerConfig, ServerStats};
 use bridge_upstream::{ClientSettings, ReqwestUpstream};
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -186,13 +186,13 @@ impl Harness {
         let stub = Stub::start(options.upstream, options.call_url).await?;
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
-        let settings = options
-            .settings
-            .map(|mut s| {
+        let settings = options.settings.map_or_else(
+            || test_settings(&format!("http://{addr}"), &stub.url()),
+            |mut s| {
                 s.upstream.url = stub.url();
                 s
-            })
-            .unwrap_or_else(|| test_settings(&format!("http://{addr}"), &stub.url()));
+            },
+        );
         let upstream = ReqwestUpstream::new(ClientSettings {
             connect_timeout: UPSTREAM_TIMEOUT,
             pool_idle_timeout: Duration::from_secs(30),
@@ -328,10 +328,4 @@ pub fn fault_headers(
     let mut headers: Vec<_> = wire::version_header(revision).into_iter().collect();
     headers.push((crate::stub::FAULT_HEADER, fault.name()));
     headers
-}
-
-/// The `error` member of a JSON-RPC answer, or `Null`.
-#[must_use]
-pub fn error_of(body: &Value) -> &Value {
-    &body["error"]
 }

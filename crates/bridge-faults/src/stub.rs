@@ -13,6 +13,7 @@
 //! in-flight count only when hyper notices the peer closed, so the count returning to zero proves
 //! the bridge closed the upstream exchange rather than leaving it hanging.
 
+use std::collections::BTreeSet;
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -133,7 +134,8 @@ struct State {
     connections: AtomicUsize,
     in_flight: AtomicUsize,
     requests: AtomicUsize,
-    paths: Mutex<Vec<String>>,
+    /// Every distinct path requested (a set, so a long run does not grow it).
+    paths: Mutex<BTreeSet<String>>,
 }
 
 /// A request in flight; leaves the count when dropped.
@@ -195,7 +197,7 @@ impl Stub {
             connections: AtomicUsize::new(0),
             in_flight: AtomicUsize::new(0),
             requests: AtomicUsize::new(0),
-            paths: Mutex::new(Vec::new()),
+            paths: Mutex::new(BTreeSet::new()),
         });
         let task = tokio::spawn(accept(listener, Arc::clone(&state)));
         Ok(Self { addr, state, task })
@@ -231,7 +233,7 @@ impl Stub {
         self.state
             .paths
             .lock()
-            .is_ok_and(|paths| paths.iter().any(|p| p == path))
+            .is_ok_and(|paths| paths.contains(path))
     }
 }
 
@@ -269,7 +271,12 @@ where
     StreamBody::new(frames).boxed_unsync()
 }
 
-fn full(status: StatusCode, content_type: &'static str, bytes: Bytes, guard: InFlight) -> Response<Body> {
+fn full(
+    status: StatusCode,
+    content_type: &'static str,
+    bytes: Bytes,
+    guard: InFlight,
+) -> Response<Body> {
     let mut response = Response::new(body(stream::iter([Ok(bytes)]), guard));
     *response.status_mut() = status;
     response
@@ -303,17 +310,21 @@ where
     response
 }
 
+/// The page an HTTP 500 or 502 carries, as a reverse proxy in front of an agent would send it.
 const HTML: &str = "<!DOCTYPE html><html><head><title>Bad Gateway</title></head>\
                     <body><h1>Bad Gateway</h1><p>The proxy could not reach the agent.</p></body></html>";
 
+/// Answers one request: the card for a GET, else the JSON-RPC answer `FAULT_HEADER` asks for.
 async fn answer(
     state: Arc<State>,
     request: Request<Incoming>,
 ) -> Result<Response<Body>, Infallible> {
     let guard = InFlight::enter(&state);
     state.requests.fetch_add(1, Ordering::AcqRel);
-    if let Ok(mut paths) = state.paths.lock() {
-        paths.push(request.uri().path().to_owned());
+    if let Ok(mut paths) = state.paths.lock()
+        && !paths.contains(request.uri().path())
+    {
+        paths.insert(request.uri().path().to_owned());
     }
     let header = |name: &str| {
         request
@@ -337,20 +348,42 @@ async fn answer(
         ));
     }
     let Ok(collected) = request.into_body().collect().await else {
-        return Ok(full(StatusCode::BAD_REQUEST, "text/plain", Bytes::new(), guard));
+        return Ok(full(
+            StatusCode::BAD_REQUEST,
+            "text/plain",
+            Bytes::new(),
+            guard,
+        ));
     };
     let call: Value = serde_json::from_slice(&collected.to_bytes()).unwrap_or(Value::Null);
+    if fault == Fault::HangBeforeHead {
+        // The guard stays alive with this future: in flight until hyper drops it.
+        std::future::pending::<()>().await;
+    }
+    Ok(respond(&state, fault, chunks, &call, guard))
+}
+
+/// The response to JSON-RPC `call` under `fault`.
+fn respond(
+    state: &State,
+    fault: Fault,
+    chunks: usize,
+    call: &Value,
+    guard: InFlight,
+) -> Response<Body> {
     let id = call["id"].clone();
     let method = call["method"].as_str().unwrap_or_default().to_owned();
     let revision = state.revision;
     let streaming = matches!(method.as_str(), "message/stream" | "SendStreamingMessage");
     let ok = |result: Value| json!({"jsonrpc": "2.0", "id": id, "result": result});
-    let response = match fault {
-        Fault::HangBeforeHead => {
-            let _held = guard;
-            std::future::pending::<()>().await;
-            return Ok(Response::new(http_body_util::Empty::new().map_err(|e| match e {}).boxed_unsync()));
-        }
+    let stream_fault = matches!(
+        fault,
+        Fault::None | Fault::SseGarbage | Fault::SseEarlyClose | Fault::SseHang | Fault::SseTrickle
+    );
+    if streaming && stream_fault {
+        return streamed(revision, fault, chunks, ok, guard);
+    }
+    match fault {
         Fault::ResetMidBody => {
             let whole = ok(wire::send_result(revision, "completed")).to_string();
             let half = Bytes::copy_from_slice(&whole.as_bytes()[..whole.len() / 2]);
@@ -406,8 +439,15 @@ async fn answer(
             json_answer(&ok(task), guard)
         }
         Fault::Redirect => {
-            let mut response = full(StatusCode::TEMPORARY_REDIRECT, "text/plain", Bytes::new(), guard);
-            if let Ok(location) = HeaderValue::from_str(&format!("http://{}{REDIRECT_TARGET}", state.addr)) {
+            let mut response = full(
+                StatusCode::TEMPORARY_REDIRECT,
+                "text/plain",
+                Bytes::new(),
+                guard,
+            );
+            if let Ok(location) =
+                HeaderValue::from_str(&format!("http://{}{REDIRECT_TARGET}", state.addr))
+            {
                 response.headers_mut().insert(header::LOCATION, location);
             }
             response
@@ -416,7 +456,21 @@ async fn answer(
             // The bridge asks for the task after the early close: it is still working.
             json_answer(&ok(wire::task(revision, "working")), guard)
         }
-        Fault::SseGarbage if streaming => {
+        _ => json_answer(&ok(healthy_result(revision, &method)), guard),
+    }
+}
+
+/// The answer to a streaming call: the stream faults, or a healthy stream of `chunks` artifact
+/// updates.
+fn streamed(
+    revision: Revision,
+    fault: Fault,
+    chunks: usize,
+    ok: impl Fn(Value) -> Value,
+    guard: InFlight,
+) -> Response<Body> {
+    match fault {
+        Fault::SseGarbage => {
             let first = sse(&ok(wire::stream_task(revision, "submitted")));
             let frames = stream::iter([
                 Ok(first),
@@ -432,11 +486,11 @@ async fn answer(
             ]);
             event_stream(frames, guard)
         }
-        Fault::SseHang if streaming => {
+        Fault::SseHang => {
             let first = sse(&ok(wire::stream_task(revision, "submitted")));
             event_stream(stream::iter([Ok(first)]).chain(stream::pending()), guard)
         }
-        Fault::SseTrickle if streaming => {
+        Fault::SseTrickle => {
             let first = sse(&ok(wire::stream_task(revision, "submitted")));
             let working = sse(&ok(wire::status_update(revision, "working", false)));
             let ticks = stream::unfold(working, |working| async move {
@@ -445,16 +499,14 @@ async fn answer(
             });
             event_stream(stream::iter([Ok(first)]).chain(ticks), guard)
         }
-        _ if streaming => {
+        _ => {
             let frames: Vec<_> = wire::stream_results(revision, chunks)
                 .into_iter()
                 .map(|result| Ok(sse(&ok(result))))
                 .collect();
             event_stream(stream::iter(frames), guard)
         }
-        _ => json_answer(&ok(healthy_result(revision, &method)), guard),
-    };
-    Ok(response)
+    }
 }
 
 /// The correct result of `method` in `revision`.

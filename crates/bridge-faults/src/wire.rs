@@ -43,7 +43,10 @@ pub fn card(revision: Revision, call_url: &str) -> Value {
 fn state_name(revision: Revision, state: &str) -> String {
     match revision {
         Revision::V0_3 => state.to_owned(),
-        Revision::V1_0 => format!("TASK_STATE_{}", state.to_ascii_uppercase().replace('-', "_")),
+        Revision::V1_0 => format!(
+            "TASK_STATE_{}",
+            state.to_ascii_uppercase().replace('-', "_")
+        ),
     }
 }
 
@@ -55,7 +58,9 @@ pub fn task(revision: Revision, state: &str) -> Value {
         Revision::V0_3 => json!({
             "kind": "task", "id": TASK_ID, "contextId": CONTEXT_ID, "status": {"state": state}
         }),
-        Revision::V1_0 => json!({"id": TASK_ID, "contextId": CONTEXT_ID, "status": {"state": state}}),
+        Revision::V1_0 => {
+            json!({"id": TASK_ID, "contextId": CONTEXT_ID, "status": {"state": state}})
+        }
     }
 }
 
@@ -68,8 +73,8 @@ pub fn send_result(revision: Revision, state: &str) -> Value {
     }
 }
 
-/// The stream events a healthy stub sends, as `(result, neutral reading)` pairs: the task,
-/// `chunks` artifact updates, then the terminal status.
+/// The results of the stream events a healthy stub sends: the task, `chunks` artifact updates,
+/// then the terminal status.
 #[must_use]
 pub fn stream_results(revision: Revision, chunks: usize) -> Vec<Value> {
     let mut events = vec![stream_task(revision, "submitted")];
@@ -170,13 +175,17 @@ pub fn get_task(revision: Revision, id: &Value) -> Value {
 #[must_use]
 pub fn send_streaming(revision: Revision, id: &Value) -> Value {
     match revision {
-        Revision::V0_3 => json!({"jsonrpc": "2.0", "id": id, "method": "message/stream", "params": {
-            "message": {"kind": "message", "messageId": "m-1", "role": "user",
-                        "parts": [{"kind": "text", "text": "stream"}]}
-        }}),
-        Revision::V1_0 => json!({"jsonrpc": "2.0", "id": id, "method": "SendStreamingMessage", "params": {
-            "message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "stream"}]}
-        }}),
+        Revision::V0_3 => {
+            json!({"jsonrpc": "2.0", "id": id, "method": "message/stream", "params": {
+                "message": {"kind": "message", "messageId": "m-1", "role": "user",
+                            "parts": [{"kind": "text", "text": "stream"}]}
+            }})
+        }
+        Revision::V1_0 => {
+            json!({"jsonrpc": "2.0", "id": id, "method": "SendStreamingMessage", "params": {
+                "message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "stream"}]}
+            }})
+        }
     }
 }
 

@@ -24,6 +24,17 @@ pub enum RequestId {
     Null,
 }
 
+impl std::fmt::Display for RequestId {
+    /// The id as JSON: `7`, `"a-1"`, `null`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Number(number) => write!(f, "{number}"),
+            Self::String(text) => write!(f, "{}", serde_json::Value::String(text.clone())),
+            Self::Null => f.write_str("null"),
+        }
+    }
+}
+
 /// One call with its id.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Request {

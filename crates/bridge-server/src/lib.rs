@@ -94,7 +94,8 @@ pub struct ServerConfig {
     /// The largest request head (request line and headers) read, in bytes. hyper enforces a
     /// floor of 8 KiB.
     pub max_header_size: usize,
-    /// How long a client may take to send a complete request head.
+    /// How long a client may take to send a complete request head, and then, separately, its
+    /// body.
     pub header_read_timeout: Duration,
     /// How many connections are served at once.
     pub max_connections: usize,
@@ -457,7 +458,20 @@ async fn answer(shared: &Shared, request: http::Request<Incoming>) -> http::Resp
     if declared.is_some_and(|length| length > config.max_body as u64) {
         return too_large(config.max_body);
     }
-    let body = match Limited::new(body, config.max_body).collect().await {
+    // The body gets the same deadline as the head: a client that sends a complete head and then
+    // trickles its body would otherwise hold a connection and a request slot indefinitely.
+    let read = tokio::time::timeout(
+        config.header_read_timeout,
+        Limited::new(body, config.max_body).collect(),
+    )
+    .await;
+    let Ok(read) = read else {
+        return plain_error(
+            StatusCode::REQUEST_TIMEOUT,
+            "the request body did not arrive within the read deadline",
+        );
+    };
+    let body = match read {
         Ok(collected) => collected.to_bytes(),
         Err(error) if error.is::<LengthLimitError>() => return too_large(config.max_body),
         Err(error) => {
