@@ -1,30 +1,42 @@
-//! Start-up, signals, reload and shutdown.
+//! Start-up, signals, reload and shutdown; and the subcommands.
 //!
 //! # Lifecycle
 //!
 //! 1. The configuration is read (file or command line) and resolved; an error here ends the
 //!    process with status 2 before anything listens.
 //! 2. The demo agent starts, when enabled, so the bridge's first card fetch finds it.
-//! 3. The first [`Bridge`](bridge_app::Bridge) is built, the card refresh task starts, and the
-//!    server runs.
-//! 4. SIGHUP re-reads the file and swaps in a new generation; a file that does not parse or
-//!    resolve keeps the running one, and says why in the log. The listen address, the server's
-//!    limits and the demo agent are bound at start: a reload that changes them logs that a
-//!    restart is needed and applies the rest.
+//! 3. The first route table is built, one card refresh task per route starts, the admin
+//!    listener (when configured) and the server run.
+//! 4. SIGHUP, or a change of the file's modification time or size (checked every 2 s), re-reads
+//!    the file and swaps in a new generation; a file that does not parse or resolve keeps the
+//!    running one, and says why in the log. The listen address, TLS, the admin listener, the
+//!    server's limits and the demo agent are bound at start: a reload that changes them logs
+//!    that a restart is needed and applies the rest.
 //! 5. SIGTERM or SIGINT starts a graceful shutdown (see `bridge_server::run`).
 
+use std::io::{Read as _, Write as _};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
-use tokio::sync::{Mutex, Notify};
+use tokio::sync::watch;
 
-use crate::cli::{Cli, LogFormat, Source};
+use crate::admin::Admin;
+use crate::cli::{Cli, Command, LogFormat, Source};
 use crate::config::{Config, ConfigError, Resolved};
-use crate::runtime::{Reloadable, Wiring, refresh_cards};
+use crate::metrics::Metrics;
+use crate::runtime::{Gateway, Refreshers, Wiring};
 
-/// Runs the bridge described by `cli` until a termination signal; returns the exit status.
+/// Runs what `cli` asks for: a subcommand, or the bridge until a termination signal. Returns
+/// the exit status.
 #[must_use]
 pub fn main(cli: Cli) -> ExitCode {
+    match cli.command.clone() {
+        Some(Command::Translate { to, method }) => return translate(to.into(), method.as_deref()),
+        Some(Command::ValidateConfig { file }) => return validate_config(&file),
+        Some(Command::CheckCard { .. }) | None => {}
+    }
     init_tracing(cli.log_format);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -36,10 +48,72 @@ pub fn main(cli: Cli) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Some(Command::CheckCard { url, public_url }) = &cli.command {
+        let mut out = std::io::stdout().lock();
+        return match runtime.block_on(crate::check_card::check_card(url, public_url, &mut out)) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                let _ = writeln!(std::io::stderr(), "a2a-bridge check-card: {error}");
+                ExitCode::from(2)
+            }
+        };
+    }
     match runtime.block_on(serve(cli)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             tracing::error!("{error}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `a2a-bridge translate`: stdin to stdout, losses on stderr.
+fn translate(to: bridge_ir::Revision, method: Option<&str>) -> ExitCode {
+    let mut input = Vec::new();
+    let mut stderr = std::io::stderr();
+    if let Err(error) = std::io::stdin().read_to_end(&mut input) {
+        let _ = writeln!(stderr, "a2a-bridge translate: cannot read stdin: {error}");
+        return ExitCode::from(2);
+    }
+    match crate::translate::translate(&input, to, method) {
+        Ok(translation) => {
+            let text = serde_json::to_string_pretty(&translation.document).unwrap_or_default();
+            let mut stdout = std::io::stdout().lock();
+            if writeln!(stdout, "{text}").is_err() {
+                return ExitCode::FAILURE;
+            }
+            for loss in &translation.losses {
+                let _ = writeln!(stderr, "loss: {loss}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            let _ = writeln!(stderr, "a2a-bridge translate: {error}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `a2a-bridge validate-config FILE`.
+fn validate_config(file: &Path) -> ExitCode {
+    let result = Config::load(file).and_then(|c| c.resolve(&file.display().to_string()));
+    match result {
+        Ok(resolved) => {
+            let routes: Vec<String> = resolved
+                .routes
+                .iter()
+                .map(|r| format!("{} ({})", r.name, r.prefix))
+                .collect();
+            let _ = writeln!(
+                std::io::stdout(),
+                "{}: ok; routes: {}",
+                file.display(),
+                routes.join(", ")
+            );
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            let _ = writeln!(std::io::stderr(), "{error}");
             ExitCode::from(2)
         }
     }
@@ -115,42 +189,129 @@ async fn serve(cli: Cli) -> Result<(), StartError> {
         None
     };
 
-    let (wiring, bridge, _) = Wiring::build(resolved.clone(), None)?;
-    let bridges = Arc::new(Reloadable::new(bridge));
-    let wake = Arc::new(Notify::new());
-    let refresher = tokio::spawn(refresh_cards(Arc::clone(&bridges), Arc::clone(&wake)));
+    let metrics = Arc::new(Metrics::new());
+    let built = Wiring::build(resolved.clone(), None, &metrics)?;
+    let gateway = Arc::new(Gateway::new(built.table, Arc::clone(&metrics)));
+    let mut refreshers = Refreshers::default();
+    refreshers.sync(&gateway, &built.fresh);
+    let refreshers = Arc::new(tokio::sync::Mutex::new(refreshers));
 
-    let listener = tokio::net::TcpListener::bind(resolved.listen)
-        .await
-        .map_err(|source| StartError::Io {
-            what: format!("cannot listen on {}", resolved.listen),
-            source,
+    let tls = resolved
+        .tls
+        .as_ref()
+        .map(bridge_server::tls_acceptor)
+        .transpose()
+        .map_err(|error| StartError::Io {
+            what: "cannot set up TLS".to_owned(),
+            source: std::io::Error::other(error.to_string()),
         })?;
+    let listener = bind(resolved.listen, "").await?;
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let stopped = |mut rx: watch::Receiver<bool>| async move {
+        let _ = rx.wait_for(|stop| *stop).await;
+    };
+
+    let admin = match resolved.admin {
+        Some(addr) => Some(spawn_admin(addr, &gateway, &resolved, stopped(stop_rx.clone())).await?),
+        None => None,
+    };
+    log_routes(&resolved);
     tracing::info!(
         listen = %resolved.listen,
-        upstream = %resolved.settings.upstream.url,
-        public_url = %resolved.settings.public_url,
+        tls = tls.is_some(),
+        routes = resolved.routes.len(),
         "a2a-bridge listening"
     );
 
-    let reloader = reload_on_hangup(cli, Arc::clone(&bridges), wiring, wake)?;
+    let reloader = spawn_reloader(
+        cli,
+        Arc::clone(&gateway),
+        built.wiring,
+        Arc::clone(&refreshers),
+    )?;
     let shutdown = termination()?;
-    bridge_server::run(
-        listener,
-        Arc::clone(&bridges) as Arc<dyn bridge_app::service::Handler>,
-        resolved.server.clone(),
-        shutdown,
-    )
-    .await;
+    let signal = tokio::spawn(async move {
+        shutdown.await;
+        let _ = stop_tx.send(true);
+    });
+    let handler = Arc::clone(&gateway) as Arc<dyn bridge_app::service::Handler>;
+    match tls {
+        Some(acceptor) => {
+            bridge_server::run_tls(
+                listener,
+                acceptor,
+                handler,
+                resolved.server.clone(),
+                stopped(stop_rx),
+            )
+            .await;
+        }
+        None => {
+            bridge_server::run(listener, handler, resolved.server.clone(), stopped(stop_rx)).await;
+        }
+    }
 
+    signal.abort();
     reloader.abort();
-    refresher.abort();
+    refreshers.lock().await.stop();
+    if let Some(admin) = admin {
+        let _ = admin.await;
+    }
     let _ = demo_stop.send(());
     if let Some(demo) = demo {
         let _ = demo.await;
     }
     tracing::info!("a2a-bridge stopped");
     Ok(())
+}
+
+/// Starts the operations listener on `addr`, until `shutdown`.
+async fn spawn_admin(
+    addr: std::net::SocketAddr,
+    gateway: &Arc<Gateway>,
+    resolved: &Resolved,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<tokio::task::JoinHandle<()>, StartError> {
+    let listener = bind(addr, " for the admin listener").await?;
+    tracing::info!(admin = %addr, "admin listener (/metrics, /healthz, /readyz)");
+    let handler = Arc::new(Admin::new(
+        Arc::clone(gateway),
+        Arc::clone(&resolved.server.stats),
+    ));
+    Ok(tokio::spawn(bridge_server::run(
+        listener,
+        handler,
+        bridge_server::ServerConfig {
+            shutdown_grace: Duration::from_secs(1),
+            ..bridge_server::ServerConfig::default()
+        },
+        shutdown,
+    )))
+}
+
+fn log_routes(resolved: &Resolved) {
+    for route in &resolved.routes {
+        tracing::info!(
+            route = %route.name,
+            prefix = %route.prefix,
+            host = route.host.as_deref().unwrap_or("*"),
+            upstream = %route.settings.upstream.url,
+            public_url = %route.settings.public_url,
+            "route"
+        );
+    }
+}
+
+async fn bind(
+    addr: std::net::SocketAddr,
+    purpose: &str,
+) -> Result<tokio::net::TcpListener, StartError> {
+    tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|source| StartError::Io {
+            what: format!("cannot listen on {addr}{purpose}"),
+            source,
+        })
 }
 
 /// Resolves on the first SIGTERM or SIGINT.
@@ -172,32 +333,64 @@ fn termination() -> Result<impl std::future::Future<Output = ()>, StartError> {
     })
 }
 
-/// Spawns the task that reloads the configuration on every SIGHUP.
-fn reload_on_hangup(
+/// How often the configuration file is checked for a change.
+pub const FILE_POLL: Duration = Duration::from_secs(2);
+
+/// What identifies a version of the file: its modification time and size.
+fn file_stamp(path: &Path) -> Option<(std::time::SystemTime, u64)> {
+    let metadata = std::fs::metadata(path).ok()?;
+    Some((metadata.modified().ok()?, metadata.len()))
+}
+
+/// Spawns the task that reloads the configuration on every SIGHUP and whenever the file's
+/// modification time or size changes.
+fn spawn_reloader(
     cli: Cli,
-    bridges: Arc<Reloadable>,
-    wiring: Wiring,
-    wake: Arc<Notify>,
+    gateway: Arc<Gateway>,
+    mut wiring: Wiring,
+    refreshers: Arc<tokio::sync::Mutex<Refreshers>>,
 ) -> Result<tokio::task::JoinHandle<()>, StartError> {
     use tokio::signal::unix::{SignalKind, signal};
     let mut hangup = signal(SignalKind::hangup()).map_err(|source| StartError::Io {
         what: "cannot install the SIGHUP handler".to_owned(),
         source,
     })?;
-    let wiring = Mutex::new(wiring);
+    let watched: Option<PathBuf> = match cli.source() {
+        Source::File(path) => Some(path),
+        Source::CommandLine => None,
+    };
+    let mut stamp = watched.as_deref().and_then(file_stamp);
     Ok(tokio::spawn(async move {
-        while hangup.recv().await.is_some() {
-            let mut current = wiring.lock().await;
-            match reload(&cli, &current) {
-                Ok((next, bridge, fresh_cards)) => {
-                    bridges.replace(bridge);
-                    *current = next;
-                    if fresh_cards {
-                        wake.notify_one();
+        let mut poll = tokio::time::interval(FILE_POLL);
+        poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                received = hangup.recv() => {
+                    if received.is_none() {
+                        return;
                     }
+                    tracing::info!("SIGHUP: reloading the configuration");
+                }
+                _ = poll.tick() => {
+                    let Some(path) = watched.as_deref() else { continue };
+                    let now = file_stamp(path);
+                    if now == stamp {
+                        continue;
+                    }
+                    stamp = now;
+                    tracing::info!(file = %path.display(), "the configuration file changed: reloading");
+                }
+            }
+            match reload(&cli, &wiring, gateway.metrics()) {
+                Ok(built) => {
+                    gateway.replace(built.table);
+                    wiring = built.wiring;
+                    refreshers.lock().await.sync(&gateway, &built.fresh);
+                    gateway.metrics().reload(true);
                     tracing::info!("configuration reloaded");
                 }
                 Err(error) => {
+                    gateway.metrics().reload(false);
                     tracing::error!(%error, "reload failed, the running configuration stays");
                 }
             }
@@ -213,7 +406,8 @@ fn reload_on_hangup(
 pub fn reload(
     cli: &Cli,
     current: &Wiring,
-) -> Result<(Wiring, bridge_app::Bridge, bool), StartError> {
+    metrics: &Arc<Metrics>,
+) -> Result<crate::runtime::Built, StartError> {
     if cli.source() == Source::CommandLine {
         tracing::info!("no configuration file to reload");
     }
@@ -222,10 +416,21 @@ pub fn reload(
     if resolved.listen != before.listen
         || resolved.server != before.server
         || resolved.demo != before.demo
+        || resolved.admin != before.admin
+        || resolved.tls != before.tls
     {
         tracing::warn!(
-            "listen, [server], [demo] and the inbound limits apply at start only; restart to change them"
+            "listen, admin, [tls], [server], [demo] and the inbound limits apply at start only; restart to change them"
         );
     }
-    Ok(Wiring::build(resolved, Some(current))?)
+    Ok(Wiring::build(resolved, Some(current), metrics)?)
+}
+
+/// Reads the configuration named by `path` (for tests and tools).
+///
+/// # Errors
+///
+/// [`ConfigError`] when the file cannot be read, parsed or resolved.
+pub fn load_file(path: &Path) -> Result<Resolved, ConfigError> {
+    Config::load(path)?.resolve(&path.display().to_string())
 }

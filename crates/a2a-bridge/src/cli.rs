@@ -4,6 +4,10 @@
 //! `--upstream URL` without `--config` is the sidecar form: no file, every other value at its
 //! default (`--listen` and `--public-url` may be given too). With a file, the flags override
 //! what it says, on start and on every reload.
+//!
+//! Subcommands are tools around the same code, and run no server: `translate` converts one
+//! JSON document between revisions, `check-card` shows what the bridge would serve for an
+//! agent's card, and `validate-config` checks a file.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -14,6 +18,10 @@ use crate::config::Config;
 #[derive(Debug, Clone, clap::Parser)]
 #[command(name = "a2a-bridge", version, about, long_about = None)]
 pub struct Cli {
+    /// A tool to run instead of the bridge.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
     /// The configuration file [default: ./bridge.toml, unless --upstream is given].
     #[arg(long, short, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -30,9 +38,65 @@ pub struct Cli {
     #[arg(long, value_name = "URL")]
     pub public_url: Option<String>,
 
+    /// The operations listener for /metrics, /healthz and /readyz (overrides `admin`).
+    #[arg(long, value_name = "ADDR")]
+    pub admin: Option<SocketAddr>,
+
     /// How log lines are written.
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+}
+
+/// The subcommands.
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum Command {
+    /// Reads one JSON document on stdin (a JSON-RPC request, response, error or stream event,
+    /// or an agent card) and writes it in the other revision on stdout; what the other
+    /// revision cannot say is listed on stderr, one line per loss.
+    Translate {
+        /// The revision to write.
+        #[arg(long, value_enum)]
+        to: RevisionArg,
+        /// The method a response answers (`tasks/get`, `GetTask` or `get_task`); a result
+        /// alone does not say which call it answers.
+        #[arg(long, value_name = "NAME")]
+        method: Option<String>,
+    },
+    /// Fetches an agent card and prints what the bridge would serve to each revision, and
+    /// what it would drop.
+    CheckCard {
+        /// The card's URL, or the agent's base URL.
+        url: String,
+        /// The public base URL the served card advertises.
+        #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8080")]
+        public_url: String,
+    },
+    /// Checks a configuration file; exits 0 when it is usable, 2 with `FILE:LINE:COLUMN`
+    /// errors when not.
+    ValidateConfig {
+        /// The file.
+        file: PathBuf,
+    },
+}
+
+/// A revision named on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RevisionArg {
+    /// A2A 0.3.
+    #[value(name = "0.3")]
+    V0_3,
+    /// A2A 1.0.
+    #[value(name = "1.0")]
+    V1_0,
+}
+
+impl From<RevisionArg> for bridge_ir::Revision {
+    fn from(value: RevisionArg) -> Self {
+        match value {
+            RevisionArg::V0_3 => Self::V0_3,
+            RevisionArg::V1_0 => Self::V1_0,
+        }
+    }
 }
 
 /// Log line format.
@@ -85,6 +149,9 @@ impl Cli {
         }
         if let Some(public_url) = &self.public_url {
             config.public_url = Some(public_url.clone());
+        }
+        if let Some(admin) = self.admin {
+            config.admin = Some(admin);
         }
     }
 }

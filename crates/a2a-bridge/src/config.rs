@@ -25,8 +25,8 @@ use bridge_app::settings::{
 };
 use bridge_ir::Revision;
 use bridge_server::{ServerConfig, TlsFiles};
-use http::{HeaderMap, HeaderName, HeaderValue};
 use bridge_upstream::ClientSettings;
+use http::{HeaderMap, HeaderName, HeaderValue};
 use serde::{Deserialize, Deserializer};
 
 /// The whole file.
@@ -497,12 +497,12 @@ impl Config {
             .clone()
             .unwrap_or_else(|| format!("http://{}", self.listen));
         let public_url = public_url.trim_end_matches('/').to_owned();
-        let auth = self.auth.as_ref().map(resolve_auth).transpose().map_err(invalid)?;
-        let client = |upstream: &UpstreamSection| ClientSettings {
-            connect_timeout: self.timeouts.connect,
-            pool_idle_timeout: upstream.pool_idle_timeout,
-            extra_ca_file: upstream.ca_file.clone(),
-        };
+        let auth = self
+            .auth
+            .as_ref()
+            .map(resolve_auth)
+            .transpose()
+            .map_err(invalid)?;
 
         let mut routes = Vec::new();
         if let Some(url) = &self.upstream.url {
@@ -518,62 +518,15 @@ impl Config {
                     LimitsOverride::default(),
                     auth.clone(),
                 ),
-                client: client(&self.upstream),
+                client: self.client(&self.upstream),
                 headers: HeaderMap::new(),
             });
         }
         for (index, route) in self.routes.iter().enumerate() {
-            let at = |message: String| invalid(format!("routes[{index}]: {message}"));
-            if !route.prefix.starts_with('/') {
-                return Err(at(format!(
-                    "prefix {:?} must start with `/`",
-                    route.prefix
-                )));
-            }
-            let prefix = normalise_prefix(&route.prefix);
-            let Some(url) = route.upstream.url.clone() else {
-                return Err(at("upstream.url is required".to_owned()));
-            };
-            let name = route.name.clone().unwrap_or_else(|| prefix.clone());
-            let host = route.host.as_ref().map(|h| h.to_ascii_lowercase());
-            if routes.iter().any(|r: &RouteConfig| r.name == name) {
-                return Err(at(format!("the route name {name:?} is used twice")));
-            }
-            if routes
-                .iter()
-                .any(|r: &RouteConfig| r.prefix == prefix && r.host == host)
-            {
-                return Err(at(format!(
-                    "another route already serves prefix {prefix:?}{}",
-                    host.as_ref().map(|h| format!(" on host {h:?}")).unwrap_or_default()
-                )));
-            }
-            let route_public = route.public_url.clone().map_or_else(
-                || {
-                    if prefix == "/" {
-                        public_url.clone()
-                    } else {
-                        format!("{public_url}{prefix}")
-                    }
-                },
-                |url| url.trim_end_matches('/').to_owned(),
-            );
-            let headers = route_headers(route).map_err(at)?;
-            routes.push(RouteConfig {
-                name,
-                prefix,
-                host,
-                settings: self.settings(
-                    route_public,
-                    url,
-                    &route.upstream,
-                    route.validation,
-                    route.limits,
-                    auth.clone(),
-                ),
-                client: client(&route.upstream),
-                headers,
-            });
+            let resolved = self
+                .route(route, &routes, &public_url, auth.clone())
+                .map_err(|message| invalid(format!("routes[{index}]: {message}")))?;
+            routes.push(resolved);
         }
 
         let server = ServerConfig {
@@ -597,6 +550,69 @@ impl Config {
                 private_key: tls.private_key.clone(),
             }),
         })
+    }
+
+    /// Resolves one `[[routes]]` entry against the routes before it.
+    fn route(
+        &self,
+        route: &RouteSection,
+        before: &[RouteConfig],
+        public_url: &str,
+        auth: Option<InboundAuth>,
+    ) -> Result<RouteConfig, String> {
+        if !route.prefix.starts_with('/') {
+            return Err(format!("prefix {:?} must start with `/`", route.prefix));
+        }
+        let prefix = normalise_prefix(&route.prefix);
+        let Some(url) = route.upstream.url.clone() else {
+            return Err("upstream.url is required".to_owned());
+        };
+        let name = route.name.clone().unwrap_or_else(|| prefix.clone());
+        let host = route.host.as_ref().map(|h| h.to_ascii_lowercase());
+        if before.iter().any(|r| r.name == name) {
+            return Err(format!("the route name {name:?} is used twice"));
+        }
+        if before.iter().any(|r| r.prefix == prefix && r.host == host) {
+            return Err(format!(
+                "another route already serves prefix {prefix:?}{}",
+                host.as_ref()
+                    .map(|h| format!(" on host {h:?}"))
+                    .unwrap_or_default()
+            ));
+        }
+        let route_public = route.public_url.clone().map_or_else(
+            || {
+                if prefix == "/" {
+                    public_url.to_owned()
+                } else {
+                    format!("{public_url}{prefix}")
+                }
+            },
+            |url| url.trim_end_matches('/').to_owned(),
+        );
+        Ok(RouteConfig {
+            headers: route_headers(route)?,
+            settings: self.settings(
+                route_public,
+                url,
+                &route.upstream,
+                route.validation,
+                route.limits,
+                auth,
+            ),
+            client: self.client(&route.upstream),
+            name,
+            prefix,
+            host,
+        })
+    }
+
+    fn client(&self, upstream: &UpstreamSection) -> ClientSettings {
+        ClientSettings {
+            connect_timeout: self.timeouts.connect,
+            pool_idle_timeout: upstream.pool_idle_timeout,
+            extra_ca_file: upstream.ca_file.clone(),
+        }
     }
 
     /// The application settings of one agent: the top-level values with the route's overrides.
@@ -693,8 +709,12 @@ fn resolve_auth(auth: &AuthSection) -> Result<InboundAuth, String> {
                 .to_owned(),
         );
     }
-    let api_key_header = HeaderName::from_bytes(auth.api_key_header.as_bytes())
-        .map_err(|_| format!("auth.api_key_header {:?} is not a header name", auth.api_key_header))?;
+    let api_key_header = HeaderName::from_bytes(auth.api_key_header.as_bytes()).map_err(|_| {
+        format!(
+            "auth.api_key_header {:?} is not a header name",
+            auth.api_key_header
+        )
+    })?;
     Ok(InboundAuth {
         bearer_tokens,
         api_keys,
@@ -707,7 +727,7 @@ fn route_headers(route: &RouteSection) -> Result<HeaderMap, String> {
     let values = route
         .headers
         .iter()
-        .map(|(name, value)| Ok((name, value.clone())))
+        .map(|(name, value)| Ok::<_, String>((name, value.clone())))
         .chain(
             route
                 .headers_env
@@ -868,7 +888,10 @@ mod tests {
         )
         .unwrap();
         let resolved = config.resolve("b.toml").unwrap();
-        assert_eq!(resolved.routes[0].settings.public_url, "http://127.0.0.1:7000");
+        assert_eq!(
+            resolved.routes[0].settings.public_url,
+            "http://127.0.0.1:7000"
+        );
     }
 
     #[test]

@@ -1,30 +1,46 @@
-//! The running bridge: the reloadable handler, how a configuration generation is wired, and the
-//! card refresh task.
+//! The running bridge: the route table behind one reloadable handler, how a configuration
+//! generation is wired, the per-request span and metrics, and the card refresh tasks.
 //!
 //! # Why a snapshot per request
 //!
-//! The current [`Bridge`] lives in an [`ArcSwap`]. Each request loads it once and keeps that
-//! `Arc` for its whole life, streams included, so a reload never changes the configuration
-//! under a running call; the old generation is freed when its last request ends.
+//! The current [`RouteTable`] lives in an [`ArcSwap`]. Each request loads it once, picks its
+//! route and keeps that route's [`Bridge`] for its whole life, streams included, so a reload
+//! never changes the configuration under a running call; the old generation is freed when its
+//! last request ends.
+//!
+//! # Routing
+//!
+//! A request goes to the route with the longest prefix that its path equals or lies under (on a
+//! `/` boundary: `/weather` takes `/weather` and `/weather/x`, not `/weathering`); among routes
+//! with the same prefix, one limited to the request's `Host` wins over one that is not. Nothing
+//! is stripped from the path: the bridge answers JSON-RPC on any path and the card on any path
+//! ending in `/.well-known/agent-card.json`, and each route's card advertises the prefixed URL.
 //!
 //! # What a reload keeps
 //!
-//! The upstream client (and so its connection pool) is kept while its [`ClientSettings`] are
-//! unchanged; the card cache is kept while the upstream's location and revision are unchanged,
-//! so a reload that only changes a limit does not forget the card or reconnect.
+//! Per route name: the upstream client (and so its connection pool) while its
+//! [`ClientSettings`] are unchanged; the card cache while the upstream's location and revision
+//! are unchanged; the open-stream counter always, so the stream limit holds across reloads.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
 use std::time::Duration;
 
 use arc_swap::ArcSwap;
 use bridge_app::service::{Handler, InboundRequest, InboundResponse};
 use bridge_app::settings::UpstreamSettings;
-use bridge_app::{Bridge, CardCache, Codecs};
+use bridge_app::upstream::{Upstream, UpstreamError, UpstreamRequest, UpstreamResponse};
+use bridge_app::{Bridge, CallInfo, CardCache, Codecs};
 use bridge_upstream::{BuildError, ClientSettings, ReqwestUpstream};
+use bytes::Bytes;
 use futures_util::future::BoxFuture;
+use http::{HeaderMap, HeaderValue, StatusCode, header};
 use tokio::sync::Notify;
+use tracing::Instrument as _;
 
-use crate::config::Resolved;
+use crate::config::{Resolved, RouteConfig};
+use crate::metrics::{Metrics, RequestLabels};
 
 /// The codecs the bridge speaks through.
 #[must_use]
@@ -35,94 +51,403 @@ pub fn codecs() -> Codecs {
     }
 }
 
-/// The [`Handler`] the server drives: one [`Bridge`] snapshot per request.
+/// The request id header: taken from the caller when present, generated otherwise, forwarded
+/// to the agent and echoed on the answer.
+pub const REQUEST_ID: http::HeaderName = http::HeaderName::from_static("x-request-id");
+
+/// One route of a generation.
 #[derive(Debug)]
-pub struct Reloadable {
-    current: ArcSwap<Bridge>,
+pub struct Route {
+    /// The name in logs and metrics.
+    pub name: String,
+    /// The path prefix, without a trailing slash (`/` for the root).
+    pub prefix: String,
+    /// The host the route is limited to, lower-case.
+    pub host: Option<String>,
+    /// The pipeline.
+    pub bridge: Arc<Bridge>,
 }
 
-impl Reloadable {
-    /// Serves `bridge` until the next [`Reloadable::replace`].
+impl Route {
+    fn matches(&self, host: Option<&str>, path: &str) -> bool {
+        if let Some(wanted) = &self.host
+            && host != Some(wanted.as_str())
+        {
+            return false;
+        }
+        self.prefix == "/"
+            || path == self.prefix
+            || path
+                .strip_prefix(self.prefix.as_str())
+                .is_some_and(|rest| rest.starts_with('/'))
+    }
+}
+
+/// The routes of one configuration generation.
+#[derive(Debug, Default)]
+pub struct RouteTable {
+    routes: Vec<Route>,
+}
+
+impl RouteTable {
+    /// A table of `routes`, in any order.
     #[must_use]
-    pub fn new(bridge: Bridge) -> Self {
+    pub fn new(mut routes: Vec<Route>) -> Self {
+        // Longest prefix first; a host-limited route before a host-free one of the same prefix.
+        routes.sort_by(|a, b| {
+            b.prefix
+                .len()
+                .cmp(&a.prefix.len())
+                .then(b.host.is_some().cmp(&a.host.is_some()))
+        });
+        Self { routes }
+    }
+
+    /// The route a request with `host` (no port, any case) and `path` goes to.
+    #[must_use]
+    pub fn pick(&self, host: Option<&str>, path: &str) -> Option<&Route> {
+        let host = host.map(|h| strip_port(h).to_ascii_lowercase());
+        self.routes
+            .iter()
+            .find(|route| route.matches(host.as_deref(), path))
+    }
+
+    /// The route named `name`.
+    #[must_use]
+    pub fn named(&self, name: &str) -> Option<&Route> {
+        self.routes.iter().find(|r| r.name == name)
+    }
+
+    /// Every route, longest prefix first.
+    #[must_use]
+    pub fn routes(&self) -> &[Route] {
+        &self.routes
+    }
+}
+
+/// `example.com:8080` → `example.com`; `[::1]:8080` → `[::1]`.
+fn strip_port(host: &str) -> &str {
+    match host.rfind(':') {
+        Some(colon) if !host[colon..].contains(']') => &host[..colon],
+        _ => host,
+    }
+}
+
+/// The [`Handler`] the server drives: picks the route, runs its bridge inside the request span,
+/// and counts the answer.
+#[derive(Debug)]
+pub struct Gateway {
+    table: ArcSwap<RouteTable>,
+    metrics: Arc<Metrics>,
+}
+
+impl Gateway {
+    /// Serves `table` until the next [`Gateway::replace`].
+    #[must_use]
+    pub fn new(table: RouteTable, metrics: Arc<Metrics>) -> Self {
         Self {
-            current: ArcSwap::from_pointee(bridge),
+            table: ArcSwap::from_pointee(table),
+            metrics,
         }
     }
 
     /// The generation new requests get.
     #[must_use]
-    pub fn current(&self) -> Arc<Bridge> {
-        self.current.load_full()
+    pub fn current(&self) -> Arc<RouteTable> {
+        self.table.load_full()
     }
 
-    /// Makes `bridge` the generation new requests get; running requests keep theirs.
-    pub fn replace(&self, bridge: Bridge) {
-        self.current.store(Arc::new(bridge));
+    /// Makes `table` the generation new requests get; running requests keep theirs.
+    pub fn replace(&self, table: RouteTable) {
+        self.table.store(Arc::new(table));
+    }
+
+    /// The metrics requests are counted in.
+    #[must_use]
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.metrics
+    }
+
+    /// The names of the routes whose card has not been read yet.
+    #[must_use]
+    pub fn not_ready(&self) -> Vec<String> {
+        let table = self.current();
+        let mut waiting = Vec::new();
+        for route in table.routes() {
+            let ready = route.bridge.card_loaded();
+            self.metrics.route_ready(&route.name, ready);
+            if !ready {
+                waiting.push(route.name.clone());
+            }
+        }
+        waiting.sort();
+        waiting
     }
 }
 
-impl Handler for Reloadable {
-    fn handle(&self, request: InboundRequest) -> BoxFuture<'static, InboundResponse> {
-        Handler::handle(&self.current.load_full(), request)
+impl Handler for Gateway {
+    fn handle(&self, mut request: InboundRequest) -> BoxFuture<'static, InboundResponse> {
+        let table = self.current();
+        let request_id = request
+            .headers
+            .get(&REQUEST_ID)
+            .filter(|v| !v.is_empty() && v.len() <= 200)
+            .cloned()
+            .unwrap_or_else(|| {
+                HeaderValue::from_str(&uuid::Uuid::new_v4().to_string())
+                    .unwrap_or_else(|_| HeaderValue::from_static("-"))
+            });
+        // Set on the request so the agent sees the same id (the application forwards it).
+        request.headers.insert(REQUEST_ID, request_id.clone());
+        let host = request
+            .headers
+            .get(header::HOST)
+            .and_then(|v| v.to_str().ok());
+        let Some(route) = table.pick(host, &request.path) else {
+            let message = format!("no route serves {}", request.path);
+            tracing::info!(path = %request.path, "no route");
+            let mut response = http::Response::new(Bytes::from(
+                serde_json::json!({ "error": message }).to_string(),
+            ));
+            *response.status_mut() = StatusCode::NOT_FOUND;
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+            response.headers_mut().insert(REQUEST_ID, request_id);
+            return Box::pin(std::future::ready(InboundResponse::Full(response)));
+        };
+        let span = tracing::info_span!(
+            "request",
+            id = %request_id.to_str().unwrap_or("-"),
+            route = %route.name,
+            http_method = %request.method,
+            path = %request.path,
+            caller = tracing::field::Empty,
+            upstream = tracing::field::Empty,
+            method = tracing::field::Empty,
+            upstream_status = tracing::field::Empty,
+            code = tracing::field::Empty,
+        );
+        let is_card = request.path.ends_with("/.well-known/agent-card.json")
+            || request.path.ends_with("/.well-known/agent.json");
+        let header_caller = match request
+            .headers
+            .get("a2a-version")
+            .and_then(|v| v.to_str().ok())
+            .and_then(bridge_ir::Revision::from_version)
+        {
+            Some(bridge_ir::Revision::V1_0) => "1.0",
+            _ if is_card => "0.3",
+            _ => "unknown",
+        };
+        let bridge = Arc::clone(&route.bridge);
+        let route_name = route.name.clone();
+        let metrics = Arc::clone(&self.metrics);
+        Box::pin(async move {
+            let started = tokio::time::Instant::now();
+            let mut response = Arc::clone(&bridge)
+                .handle(request)
+                .instrument(span.clone())
+                .await;
+            let (status, extensions, headers) = match &mut response {
+                InboundResponse::Full(response) => (
+                    response.status(),
+                    response.extensions().clone(),
+                    response.headers_mut(),
+                ),
+                InboundResponse::Stream { head, .. } => {
+                    (head.status, head.extensions.clone(), &mut head.headers)
+                }
+            };
+            headers.insert(REQUEST_ID, request_id);
+            let info = extensions.get::<CallInfo>().copied();
+            let labels = request_labels(&route_name, info, status, is_card, header_caller);
+            if let Some(info) = info {
+                span.record("caller", info.caller.as_str());
+                if let Some(upstream) = info.upstream {
+                    span.record("upstream", upstream.as_str());
+                }
+            }
+            span.record("method", labels.method.as_str());
+            span.record("code", labels.code.as_str());
+            span.in_scope(|| {
+                tracing::info!(
+                    status = status.as_u16(),
+                    elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                    "answered"
+                );
+            });
+            metrics.request(&labels);
+            response
+        })
     }
 }
 
-/// One configuration generation's adapters, kept so the next generation can reuse them.
+fn request_labels(
+    route: &str,
+    info: Option<CallInfo>,
+    status: StatusCode,
+    is_card: bool,
+    header_caller: &str,
+) -> RequestLabels {
+    match info {
+        Some(info) => RequestLabels {
+            route: route.to_owned(),
+            caller: info.caller.as_str().to_owned(),
+            method: info
+                .method
+                .map_or_else(|| "none".to_owned(), |m| m.label().to_owned()),
+            code: info
+                .error_code
+                .map_or_else(|| "ok".to_owned(), |code| code.to_string()),
+        },
+        None => RequestLabels {
+            route: route.to_owned(),
+            caller: header_caller.to_owned(),
+            method: if is_card { "agent_card" } else { "none" }.to_owned(),
+            code: if status.is_success() || status == StatusCode::NOT_MODIFIED {
+                "ok".to_owned()
+            } else {
+                format!("http_{}", status.as_u16())
+            },
+        },
+    }
+}
+
+/// An [`Upstream`] that adds a route's own headers (credentials the gateway holds) to every
+/// request, the card fetch included, replacing a caller's header of the same name.
+#[derive(Debug)]
+pub struct WithHeaders {
+    inner: Arc<dyn Upstream>,
+    headers: HeaderMap,
+}
+
+impl WithHeaders {
+    /// `inner` with `headers` added.
+    #[must_use]
+    pub fn new(inner: Arc<dyn Upstream>, headers: HeaderMap) -> Self {
+        Self { inner, headers }
+    }
+}
+
+impl Upstream for WithHeaders {
+    fn send(
+        &self,
+        mut request: UpstreamRequest,
+    ) -> BoxFuture<'static, Result<UpstreamResponse, UpstreamError>> {
+        for name in self.headers.keys() {
+            request.headers.remove(name);
+        }
+        for (name, value) in &self.headers {
+            request.headers.append(name.clone(), value.clone());
+        }
+        self.inner.send(request)
+    }
+}
+
+/// One route's adapters, kept so the next generation can reuse them.
 #[derive(Debug, Clone)]
-pub struct Wiring {
-    /// The configuration.
-    pub resolved: Resolved,
+pub struct RouteWiring {
+    /// The route's configuration.
+    pub config: RouteConfig,
     /// The upstream client.
     pub upstream: Arc<ReqwestUpstream>,
     /// The upstream card cache.
     pub cards: Arc<CardCache>,
+    /// Streams open on this route, across generations.
+    pub streams: Arc<AtomicUsize>,
+}
+
+/// One configuration generation's adapters.
+#[derive(Debug, Clone)]
+pub struct Wiring {
+    /// The configuration.
+    pub resolved: Resolved,
+    /// Each route's adapters, by route name.
+    pub routes: BTreeMap<String, RouteWiring>,
+}
+
+/// What [`Wiring::build`] made.
+#[derive(Debug)]
+pub struct Built {
+    /// The adapters, for the next generation to reuse.
+    pub wiring: Wiring,
+    /// The route table to serve.
+    pub table: RouteTable,
+    /// The routes whose card cache is new (and so needs a refresh now).
+    pub fresh: Vec<String>,
 }
 
 impl Wiring {
-    /// Wires `resolved`, reusing the client and card cache of `previous` where the settings
-    /// they depend on are unchanged. Returns the wiring, the bridge, and whether the card cache
-    /// is new (and so needs a refresh now).
+    /// Wires `resolved`, reusing the clients, card caches and stream counters of `previous`
+    /// where the settings they depend on are unchanged.
     ///
     /// # Errors
     ///
-    /// [`BuildError`] when the upstream client cannot be built (an unreadable CA file).
+    /// [`BuildError`] when an upstream client cannot be built (an unreadable CA file).
     pub fn build(
         resolved: Resolved,
         previous: Option<&Self>,
-    ) -> Result<(Self, Bridge, bool), BuildError> {
-        let upstream = match previous {
-            Some(previous) if same_client(&previous.resolved.client, &resolved.client) => {
-                Arc::clone(&previous.upstream)
-            }
-            _ => Arc::new(ReqwestUpstream::new(resolved.client.clone())?),
-        };
-        let (cards, fresh) = match previous {
-            Some(previous)
-                if same_agent(
-                    &previous.resolved.settings.upstream,
-                    &resolved.settings.upstream,
-                ) =>
-            {
-                (Arc::clone(&previous.cards), false)
-            }
-            _ => (Arc::new(CardCache::default()), true),
-        };
-        let bridge = Bridge::new(
-            resolved.settings.clone(),
-            codecs(),
-            Arc::clone(&upstream) as Arc<dyn bridge_app::upstream::Upstream>,
-            Arc::clone(&cards),
-        );
-        Ok((
-            Self {
-                resolved,
-                upstream,
-                cards,
-            },
-            bridge,
+        metrics: &Arc<Metrics>,
+    ) -> Result<Built, BuildError> {
+        let mut routes = BTreeMap::new();
+        let mut table = Vec::new();
+        let mut fresh = Vec::new();
+        for config in &resolved.routes {
+            let before = previous.and_then(|p| p.routes.get(&config.name));
+            let upstream = match before {
+                Some(before) if same_client(&before.config.client, &config.client) => {
+                    Arc::clone(&before.upstream)
+                }
+                _ => Arc::new(ReqwestUpstream::new(config.client.clone())?),
+            };
+            let cards = match before {
+                Some(before)
+                    if same_agent(&before.config.settings.upstream, &config.settings.upstream)
+                        && before.config.headers == config.headers =>
+                {
+                    Arc::clone(&before.cards)
+                }
+                _ => {
+                    fresh.push(config.name.clone());
+                    Arc::new(CardCache::default())
+                }
+            };
+            let streams =
+                before.map_or_else(|| Arc::new(AtomicUsize::new(0)), |b| Arc::clone(&b.streams));
+            let port: Arc<dyn Upstream> = if config.headers.is_empty() {
+                Arc::clone(&upstream) as Arc<dyn Upstream>
+            } else {
+                Arc::new(WithHeaders::new(
+                    Arc::clone(&upstream) as Arc<dyn Upstream>,
+                    config.headers.clone(),
+                ))
+            };
+            let bridge = Bridge::new(config.settings.clone(), codecs(), port, Arc::clone(&cards))
+                .with_observer(metrics.observer(&config.name))
+                .with_stream_counter(Arc::clone(&streams));
+            table.push(Route {
+                name: config.name.clone(),
+                prefix: config.prefix.clone(),
+                host: config.host.clone(),
+                bridge: Arc::new(bridge),
+            });
+            routes.insert(
+                config.name.clone(),
+                RouteWiring {
+                    config: config.clone(),
+                    upstream,
+                    cards,
+                    streams,
+                },
+            );
+        }
+        Ok(Built {
+            wiring: Self { resolved, routes },
+            table: RouteTable::new(table),
             fresh,
-        ))
+        })
     }
 }
 
@@ -140,33 +465,86 @@ const FIRST_RETRY: Duration = Duration::from_secs(1);
 /// The longest retry delay.
 const LONGEST_RETRY: Duration = Duration::from_secs(30);
 
-/// Keeps the upstream card fresh: fetches it, sleeps as long as the bridge says (the card's
-/// `max-age` or the configured interval), and retries a failed fetch with exponential backoff.
-/// `wake` cuts a sleep short (a reload that changed the upstream). Runs until aborted.
-pub async fn refresh_cards(bridges: Arc<Reloadable>, wake: Arc<Notify>) {
+/// Keeps route `name`'s upstream card fresh: fetches it, sleeps as long as the bridge says (the
+/// card's `max-age` or the configured interval), and retries a failed fetch with exponential
+/// backoff. `wake` cuts a sleep short (a reload that changed the upstream). Returns when the
+/// route is no longer in the table.
+pub async fn refresh_cards(gateway: Arc<Gateway>, name: String, wake: Arc<Notify>) {
     let mut retry = FIRST_RETRY;
     loop {
-        let bridge = bridges.current();
+        let Some(bridge) = gateway
+            .current()
+            .named(&name)
+            .map(|r| Arc::clone(&r.bridge))
+        else {
+            return;
+        };
         let wait = match bridge.refresh_card().await {
             Ok(next) => {
                 if retry != FIRST_RETRY {
-                    tracing::info!("upstream card read");
+                    tracing::info!(route = %name, "upstream card read");
                 }
                 retry = FIRST_RETRY;
-                tracing::debug!(next_in = ?next, "upstream card refreshed");
+                tracing::debug!(route = %name, next_in = ?next, "upstream card refreshed");
                 next
             }
             Err(error) => {
-                tracing::warn!(%error, retry_in = ?retry, "cannot read the upstream card");
+                tracing::warn!(route = %name, %error, retry_in = ?retry, "cannot read the upstream card");
                 let wait = retry;
                 retry = (retry * 2).min(LONGEST_RETRY);
                 wait
             }
         };
+        gateway.metrics().route_ready(&name, bridge.card_loaded());
         drop(bridge);
         tokio::select! {
             () = tokio::time::sleep(wait) => {}
             () = wake.notified() => retry = FIRST_RETRY,
         }
+    }
+}
+
+/// The card refresh task of every route, started, woken and stopped as reloads change the
+/// routes.
+#[derive(Debug, Default)]
+pub struct Refreshers {
+    tasks: BTreeMap<String, (tokio::task::JoinHandle<()>, Arc<Notify>)>,
+}
+
+impl Refreshers {
+    /// Brings the tasks in line with `gateway`'s current table: stops those of removed routes,
+    /// starts those of new ones, and wakes those named in `fresh`.
+    pub fn sync(&mut self, gateway: &Arc<Gateway>, fresh: &[String]) {
+        let table = gateway.current();
+        self.tasks.retain(|name, (task, _)| {
+            let keep = table.named(name).is_some();
+            if !keep {
+                task.abort();
+            }
+            keep
+        });
+        for route in table.routes() {
+            if let Some((_, wake)) = self.tasks.get(&route.name) {
+                if fresh.contains(&route.name) {
+                    wake.notify_one();
+                }
+                continue;
+            }
+            let wake = Arc::new(Notify::new());
+            let task = tokio::spawn(refresh_cards(
+                Arc::clone(gateway),
+                route.name.clone(),
+                Arc::clone(&wake),
+            ));
+            self.tasks.insert(route.name.clone(), (task, wake));
+        }
+    }
+
+    /// Stops every task.
+    pub fn stop(&mut self) {
+        for (task, _) in self.tasks.values() {
+            task.abort();
+        }
+        self.tasks.clear();
     }
 }

@@ -3,6 +3,7 @@ use std::sync::Arc;
 
 use a2a_bridge::cli::{Cli, Source};
 use a2a_bridge::config::{Config, ConfigError};
+use a2a_bridge::metrics::Metrics;
 use a2a_bridge::runtime::Wiring;
 use clap::Parser as _;
 
@@ -22,14 +23,20 @@ fn the_shipped_bridge_toml_parses_and_fronts_the_demo_agent() {
     let config = Config::load(&shipped()).unwrap();
     let resolved = config.resolve("bridge.toml").unwrap();
     assert_eq!(resolved.listen.to_string(), "127.0.0.1:8080");
-    assert_eq!(resolved.settings.public_url, "http://127.0.0.1:8080");
+    assert_eq!(resolved.routes.len(), 1, "{:?}", resolved.routes);
+    let route = &resolved.routes[0];
+    assert_eq!(
+        (route.name.as_str(), route.prefix.as_str()),
+        ("default", "/")
+    );
+    assert_eq!(route.settings.public_url, "http://127.0.0.1:8080");
     assert!(resolved.demo.enabled);
     assert_eq!(resolved.demo.listen.to_string(), "127.0.0.1:9999");
-    assert_eq!(resolved.settings.upstream.url, "http://127.0.0.1:9999");
-    assert_eq!(resolved.settings.upstream.revision, None);
+    assert_eq!(route.settings.upstream.url, "http://127.0.0.1:9999");
+    assert_eq!(route.settings.upstream.revision, None);
     assert_eq!(resolved.server.max_body, 4 * 1024 * 1024);
     assert_eq!(
-        resolved.settings.timeouts.stream_idle,
+        route.settings.timeouts.stream_idle,
         a2a_bridge::config::TimeoutsSection::default().stream_idle
     );
 }
@@ -78,8 +85,14 @@ fn the_sidecar_form_needs_no_file() {
     assert_eq!(cli.source(), Source::CommandLine);
     let resolved = a2a_bridge::app::load(&cli).unwrap();
     assert_eq!(resolved.listen.to_string(), "127.0.0.1:8081");
-    assert_eq!(resolved.settings.public_url, "http://127.0.0.1:8081");
-    assert_eq!(resolved.settings.upstream.url, "http://127.0.0.1:9998");
+    assert_eq!(
+        resolved.routes[0].settings.public_url,
+        "http://127.0.0.1:8081"
+    );
+    assert_eq!(
+        resolved.routes[0].settings.upstream.url,
+        "http://127.0.0.1:9998"
+    );
     assert!(!resolved.demo.enabled);
 }
 
@@ -100,30 +113,43 @@ fn flags_override_the_file() {
     ])
     .unwrap();
     let resolved = a2a_bridge::app::load(&cli).unwrap();
-    assert_eq!(resolved.settings.public_url, "https://bridge.example");
-    assert_eq!(resolved.settings.upstream.url, "http://127.0.0.1:9999");
+    assert_eq!(
+        resolved.routes[0].settings.public_url,
+        "https://bridge.example"
+    );
+    assert_eq!(
+        resolved.routes[0].settings.upstream.url,
+        "http://127.0.0.1:9999"
+    );
 }
 
 #[test]
 fn a_reload_keeps_the_client_and_card_cache_when_the_upstream_is_unchanged() {
+    let metrics = Arc::new(Metrics::new());
     let first = Config::load(&shipped()).unwrap().resolve("a").unwrap();
-    let (wiring, _, fresh) = Wiring::build(first.clone(), None).unwrap();
-    assert!(fresh);
+    let built = Wiring::build(first.clone(), None, &metrics).unwrap();
+    assert_eq!(built.fresh, ["default"]);
+    let wiring = built.wiring;
+    let before = &wiring.routes["default"];
 
     let mut limits_only = first.clone();
-    limits_only.settings.limits.upstream_body = 1;
-    let (next, _, fresh) = Wiring::build(limits_only, Some(&wiring)).unwrap();
-    assert!(!fresh);
-    assert!(Arc::ptr_eq(&next.upstream, &wiring.upstream));
-    assert!(Arc::ptr_eq(&next.cards, &wiring.cards));
+    limits_only.routes[0].settings.limits.upstream_body = 1;
+    let next = Wiring::build(limits_only, Some(&wiring), &metrics).unwrap();
+    assert!(next.fresh.is_empty());
+    let after = &next.wiring.routes["default"];
+    assert!(Arc::ptr_eq(&after.upstream, &before.upstream));
+    assert!(Arc::ptr_eq(&after.cards, &before.cards));
+    assert!(Arc::ptr_eq(&after.streams, &before.streams));
 
     let mut other_agent = first;
-    other_agent.settings.upstream.url = "http://127.0.0.1:9".to_owned();
-    other_agent.client.connect_timeout = std::time::Duration::from_secs(1);
-    let (next, _, fresh) = Wiring::build(other_agent, Some(&wiring)).unwrap();
-    assert!(fresh);
-    assert!(!Arc::ptr_eq(&next.upstream, &wiring.upstream));
-    assert!(!Arc::ptr_eq(&next.cards, &wiring.cards));
+    other_agent.routes[0].settings.upstream.url = "http://127.0.0.1:9".to_owned();
+    other_agent.routes[0].client.connect_timeout = std::time::Duration::from_secs(1);
+    let next = Wiring::build(other_agent, Some(&wiring), &metrics).unwrap();
+    assert_eq!(next.fresh, ["default"]);
+    let after = &next.wiring.routes["default"];
+    assert!(!Arc::ptr_eq(&after.upstream, &before.upstream));
+    assert!(!Arc::ptr_eq(&after.cards, &before.cards));
+    assert!(Arc::ptr_eq(&after.streams, &before.streams));
 }
 
 #[test]
@@ -132,4 +158,74 @@ fn the_shipped_file_states_every_default_but_the_demo() {
     shipped.upstream.url = None;
     shipped.demo = Config::default().demo;
     assert_eq!(shipped, Config::default());
+}
+
+fn resolve(text: &str) -> Result<a2a_bridge::config::Resolved, ConfigError> {
+    Config::parse(Path::new("g.toml"), text)?.resolve("g.toml")
+}
+
+#[test]
+fn a_route_inherits_the_top_level_values_and_overrides_its_own() {
+    let resolved = resolve(
+        "public_url = \"https://gw.example/\"\n\
+         [validation]\nstreaming = false\n[limits]\nstreams = 7\n\
+         [[routes]]\nprefix = \"/w/\"\n[routes.upstream]\nurl = \"http://w\"\nrevision = \"1.0\"\n\
+         [routes.validation]\ninput_modes = false\n[routes.limits]\nupstream_body = \"1KiB\"\n\
+         [routes.headers]\nx-tenant = \"acme\"\n",
+    )
+    .unwrap();
+    assert_eq!(
+        resolved.routes.len(),
+        1,
+        "no default route without [upstream]"
+    );
+    let route = &resolved.routes[0];
+    assert_eq!((route.name.as_str(), route.prefix.as_str()), ("/w", "/w"));
+    assert_eq!(route.settings.public_url, "https://gw.example/w");
+    assert_eq!(
+        route.settings.upstream.revision,
+        Some(bridge_ir::Revision::V1_0)
+    );
+    assert!(!route.settings.validation.input_modes);
+    assert!(!route.settings.validation.streaming);
+    assert_eq!(route.settings.limits.upstream_body, 1024);
+    assert_eq!(route.settings.limits.streams, 7);
+    assert_eq!(route.headers["x-tenant"], "acme");
+}
+
+#[test]
+fn routes_that_collide_or_lack_a_slash_are_refused() {
+    let two = "[[routes]]\nprefix = \"/a\"\n[routes.upstream]\nurl = \"http://a\"\n\
+               [[routes]]\nname = \"b\"\nprefix = \"/a/\"\n[routes.upstream]\nurl = \"http://b\"\n";
+    let error = resolve(two).unwrap_err().to_string();
+    assert!(
+        error.contains("routes[1]") && error.contains("\"/a\""),
+        "{error}"
+    );
+    let error = resolve("[[routes]]\nprefix = \"a\"\n[routes.upstream]\nurl = \"http://a\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("must start with `/`"), "{error}");
+    let error = resolve("[[routes]]\nprefix = \"/a\"\n[routes.upstream]\n")
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("upstream.url"), "{error}");
+}
+
+#[test]
+fn auth_reads_credentials_from_the_file_and_the_environment() {
+    let text = |variable: &str| {
+        format!(
+            "[upstream]\nurl = \"http://a\"\n[auth]\nbearer_tokens = [\"t1\"]\n\
+             bearer_tokens_env = \"{variable}\"\napi_key_header = \"x-key\"\n"
+        )
+    };
+    let unset = format!("A2A_BRIDGE_UNSET_{}", std::process::id());
+    let error = resolve(&text(&unset)).unwrap_err().to_string();
+    assert!(error.contains(&unset), "{error}");
+    // Cargo sets CARGO_PKG_NAME for the tests it runs.
+    let resolved = resolve(&text("CARGO_PKG_NAME")).unwrap();
+    let auth = resolved.routes[0].settings.auth.clone().unwrap();
+    assert_eq!(auth.bearer_tokens, ["t1", "a2a-bridge"]);
+    assert_eq!(auth.api_key_header.as_str(), "x-key");
 }

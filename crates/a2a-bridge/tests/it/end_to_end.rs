@@ -3,7 +3,8 @@
 use std::sync::Arc;
 
 use a2a_bridge::cli::Cli;
-use a2a_bridge::runtime::{Reloadable, Wiring};
+use a2a_bridge::metrics::Metrics;
+use a2a_bridge::runtime::{Gateway, Wiring};
 use bridge_server::ServerConfig;
 use clap::Parser as _;
 use serde_json::{Value, json};
@@ -25,10 +26,12 @@ async fn a_1_0_send_message_reaches_the_0_3_demo_agent_through_the_bridge() {
     ])
     .unwrap();
     let resolved = a2a_bridge::app::load(&cli).unwrap();
-    let (_wiring, bridge, _) = Wiring::build(resolved, None).unwrap();
+    let metrics = Arc::new(Metrics::new());
+    let built = Wiring::build(resolved, None, &metrics).unwrap();
+    let bridge = Arc::clone(&built.table.routes()[0].bridge);
     bridge.refresh_card().await.unwrap();
     assert!(bridge.card_loaded());
-    let handler = Arc::new(Reloadable::new(bridge));
+    let handler = Arc::new(Gateway::new(built.table, metrics));
     tokio::spawn(bridge_server::run(
         listener,
         handler,

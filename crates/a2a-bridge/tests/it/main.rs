@@ -4,5 +4,8 @@
 
 mod config;
 mod demo;
+mod docs;
 mod end_to_end;
+mod gateway;
 mod process;
+mod translate;

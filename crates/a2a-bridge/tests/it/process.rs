@@ -84,3 +84,109 @@ fn the_bridge_starts_with_its_demo_agent_and_stops_on_sigterm() {
     };
     assert!(status.success(), "{status:?}");
 }
+
+#[test]
+fn validate_config_exits_0_for_a_good_file_and_2_with_the_line_for_a_bad_one() {
+    let good = temp_file(
+        "validate-good.toml",
+        "[upstream]\nurl = \"http://a\"\n[[routes]]\nprefix = \"/b\"\n[routes.upstream]\nurl = \"http://b\"\n",
+    );
+    let output = binary().arg("validate-config").arg(&good).output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let summary = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        summary.contains("default (/)") && summary.contains("/b (/b)"),
+        "{summary}"
+    );
+
+    let bad = temp_file(
+        "validate-bad.toml",
+        "[upstream]\nurl = \"http://a\"\nrevison = \"auto\"\n",
+    );
+    let output = binary().arg("validate-config").arg(&bad).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let error = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        error.starts_with(&format!("{}:3:1:", bad.display())),
+        "{error}"
+    );
+}
+
+fn http_get(port: u16, path: &str) -> String {
+    use std::io::{Read as _, Write as _};
+    let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
+        return String::new();
+    };
+    let _ = write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    );
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer
+}
+
+#[test]
+fn a_changed_file_is_reloaded_without_a_signal() {
+    let (bridge, demo, admin) = (free_port(), free_port(), free_port());
+    let base = format!(
+        "listen = \"127.0.0.1:{bridge}\"\nadmin = \"127.0.0.1:{admin}\"\n\
+         [upstream]\nurl = \"http://127.0.0.1:{demo}\"\n\
+         [server]\nshutdown_grace = \"1s\"\n[demo]\nenabled = true\nlisten = \"127.0.0.1:{demo}\"\n"
+    );
+    let path = temp_file("watched.toml", &base);
+    let child = Child(
+        binary()
+            .arg("--config")
+            .arg(&path)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let wait_for = |port: u16, path: &str, wanted: &str| {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let answer = http_get(port, path);
+            if answer.contains(wanted) {
+                return answer;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{path} never showed {wanted:?}:\n{answer}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    wait_for(admin, "/readyz", "200 OK");
+    // Before the reload the default route at `/` serves every path, with its own URL.
+    let card = http_get(bridge, "/second/.well-known/agent-card.json");
+    assert!(!card.contains("/second"), "{card}");
+
+    std::fs::write(
+        &path,
+        format!("{base}[[routes]]\nname = \"second\"\nprefix = \"/second\"\n[routes.upstream]\nurl = \"http://127.0.0.1:{demo}\"\n"),
+    )
+    .unwrap();
+    wait_for(
+        admin,
+        "/metrics",
+        "a2a_bridge_config_reloads_total{result=\"ok\"} 1",
+    );
+    wait_for(
+        bridge,
+        "/second/.well-known/agent-card.json",
+        &format!("http://127.0.0.1:{bridge}/second"),
+    );
+    drop(child);
+}
+
+/// A child process killed when the test ends, even by a failed assertion.
+struct Child(std::process::Child);
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}

@@ -1,0 +1,97 @@
+//! `a2a-bridge check-card URL`: what the bridge would make of an agent's card.
+//!
+//! The card is fetched and read exactly as the bridge's card refresh reads it
+//! (`bridge_app::card::read_upstream_card`), then presented with the bridge's own endpoints and
+//! encoded for each revision's callers (`present`, `serve`), so an operator sees, before
+//! deploying, which revision the agent would be called in, the two cards callers would get, and
+//! everything the translation drops.
+
+use std::io::Write;
+use std::time::Duration;
+
+use bridge_app::upstream::{Deadline, Upstream as _, UpstreamRequest};
+use bridge_ir::Revision;
+use bridge_upstream::{ClientSettings, ReqwestUpstream};
+use bytes::Bytes;
+use http::{HeaderMap, HeaderValue, Method, header};
+
+use crate::runtime::codecs;
+
+/// The card's URL: `url` itself when it names a JSON document, else the well-known path under it.
+#[must_use]
+pub fn card_url(url: &str) -> String {
+    if std::path::Path::new(url)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+    {
+        url.to_owned()
+    } else {
+        format!("{}/.well-known/agent-card.json", url.trim_end_matches('/'))
+    }
+}
+
+/// Fetches the card at `url` and writes the report to `out`, with cards advertising
+/// `public_url`.
+///
+/// # Errors
+///
+/// A message saying why the card could not be fetched, read or presented.
+pub async fn check_card(url: &str, public_url: &str, out: &mut impl Write) -> Result<(), String> {
+    let url = card_url(url);
+    let base = url
+        .strip_suffix("/.well-known/agent-card.json")
+        .unwrap_or(&url)
+        .to_owned();
+    let client = ReqwestUpstream::new(ClientSettings::default()).map_err(|e| e.to_string())?;
+    let mut headers = HeaderMap::new();
+    headers.insert(header::ACCEPT, HeaderValue::from_static("application/json"));
+    headers.insert("a2a-version", HeaderValue::from_static("1.0"));
+    let response = client
+        .send(UpstreamRequest {
+            method: Method::GET,
+            url: url.clone(),
+            headers,
+            body: Bytes::new(),
+            deadline: Deadline::Total(Duration::from_secs(30)),
+        })
+        .await
+        .map_err(|e| format!("fetching {url}: {e}"))?;
+    if !response.status.is_success() {
+        return Err(format!("fetching {url}: HTTP {}", response.status));
+    }
+    let body = bridge_app::pipeline::collect(response.body, 1024 * 1024)
+        .await
+        .map_err(|e| format!("reading {url}: {e}"))?;
+    let codecs = codecs();
+    let (card, revision, call_url) =
+        bridge_app::card::read_upstream_card(&body, &codecs, None, &base)
+            .map_err(|e| format!("{url}: {e}"))?;
+    let io = |e: std::io::Error| e.to_string();
+    writeln!(out, "card: {url}").map_err(io)?;
+    writeln!(
+        out,
+        "the bridge would call the agent in A2A {revision} at {call_url}"
+    )
+    .map_err(io)?;
+    let presented = bridge_app::card::present(&card, public_url.trim_end_matches('/'));
+    let mut dropped = presented.losses.clone();
+    for caller in [Revision::V1_0, Revision::V0_3] {
+        let served = bridge_app::card::serve(presented.value.clone(), caller, &codecs)?;
+        let pretty = serde_json::from_slice::<serde_json::Value>(&served.body)
+            .and_then(|v| serde_json::to_string_pretty(&v))
+            .map_err(|e| e.to_string())?;
+        writeln!(out, "\n--- served to A2A {caller} callers ---\n{pretty}").map_err(io)?;
+        dropped.extend(served.losses.into_iter().map(|mut loss| {
+            loss.at = format!("{caller} card: {}", loss.at);
+            loss
+        }));
+    }
+    writeln!(out, "\n--- dropped ---").map_err(io)?;
+    if dropped.is_empty() {
+        writeln!(out, "nothing").map_err(io)?;
+    }
+    for loss in dropped {
+        writeln!(out, "{}: {}", loss.kind.label(), loss.at).map_err(io)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,407 @@
+//! The gateway in-process: routes by prefix and host, per-route headers toward the agent, the
+//! request id and `traceparent` reaching the agent, metrics that move with traffic, and
+//! readiness that waits for every route's card.
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use a2a_bridge::admin::Admin;
+use a2a_bridge::config::Config;
+use a2a_bridge::metrics::Metrics;
+use a2a_bridge::runtime::{Gateway, Refreshers, Wiring};
+use bridge_app::service::{Handler, InboundRequest, InboundResponse};
+use bytes::Bytes;
+use futures_util::future::BoxFuture;
+use http::HeaderMap;
+use serde_json::{Value, json};
+
+/// A 0.3 agent that records the headers of every call and answers `message/send` with a
+/// message naming its own label.
+#[derive(Debug)]
+struct Recorder {
+    label: &'static str,
+    card: Value,
+    seen: Mutex<Vec<HeaderMap>>,
+}
+
+impl Handler for Recorder {
+    fn handle(&self, request: InboundRequest) -> BoxFuture<'static, InboundResponse> {
+        self.seen.lock().unwrap().push(request.headers.clone());
+        let body = if request.method == http::Method::GET {
+            self.card.to_string()
+        } else {
+            let call: Value = serde_json::from_slice(&request.body).unwrap();
+            json!({
+                "jsonrpc": "2.0",
+                "id": call["id"],
+                "result": {
+                    "kind": "message",
+                    "messageId": "r-1",
+                    "role": "agent",
+                    "parts": [{ "kind": "text", "text": self.label }],
+                },
+            })
+            .to_string()
+        };
+        let mut response = http::Response::new(Bytes::from(body));
+        response.headers_mut().insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static("application/json"),
+        );
+        Box::pin(std::future::ready(InboundResponse::Full(response)))
+    }
+}
+
+async fn recorder(label: &'static str) -> (SocketAddr, Arc<Recorder>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let agent = Arc::new(Recorder {
+        label,
+        card: a2a_bridge::demo::DemoAgent::listening_on(addr).card(false),
+        seen: Mutex::new(Vec::new()),
+    });
+    tokio::spawn(bridge_server::run(
+        listener,
+        Arc::clone(&agent) as Arc<dyn Handler>,
+        bridge_server::ServerConfig::default(),
+        std::future::pending(),
+    ));
+    (addr, agent)
+}
+
+/// A running gateway: its public address, its admin address, and the gateway itself.
+struct Running {
+    addr: SocketAddr,
+    admin: SocketAddr,
+    gateway: Arc<Gateway>,
+    _refreshers: Refreshers,
+}
+
+/// Starts a gateway from `toml` (where `{listen}` is replaced by the bound address).
+async fn start(toml: &str) -> Running {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let text = toml.replace("{listen}", &addr.to_string());
+    let resolved = Config::parse(Path::new("gateway.toml"), &text)
+        .unwrap()
+        .resolve("gateway.toml")
+        .unwrap();
+    let metrics = Arc::new(Metrics::new());
+    let built = Wiring::build(resolved.clone(), None, &metrics).unwrap();
+    let gateway = Arc::new(Gateway::new(built.table, metrics));
+    let mut refreshers = Refreshers::default();
+    refreshers.sync(&gateway, &built.fresh);
+    tokio::spawn(bridge_server::run(
+        listener,
+        Arc::clone(&gateway) as Arc<dyn Handler>,
+        resolved.server.clone(),
+        std::future::pending(),
+    ));
+    let admin_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let admin = admin_listener.local_addr().unwrap();
+    tokio::spawn(bridge_server::run(
+        admin_listener,
+        Arc::new(Admin::new(
+            Arc::clone(&gateway),
+            Arc::clone(&resolved.server.stats),
+        )),
+        bridge_server::ServerConfig::default(),
+        std::future::pending(),
+    ));
+    Running {
+        addr,
+        admin,
+        gateway,
+        _refreshers: refreshers,
+    }
+}
+
+fn client() -> reqwest::Client {
+    reqwest::Client::builder().no_proxy().build().unwrap()
+}
+
+async fn send_1_0(url: &str, headers: &[(&str, &str)]) -> Value {
+    let mut request = client()
+        .post(url)
+        .header("A2A-Version", "1.0")
+        .json(&json!({
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "SendMessage",
+            "params": { "message": {
+                "role": "ROLE_USER", "messageId": "m-1", "parts": [{ "text": "hi" }],
+            }},
+        }));
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    request.send().await.unwrap().json().await.unwrap()
+}
+
+async fn get(url: String) -> (u16, String) {
+    let response = client().get(url).send().await.unwrap();
+    (response.status().as_u16(), response.text().await.unwrap())
+}
+
+async fn wait_ready(running: &Running) {
+    for _ in 0..100 {
+        if running.gateway.not_ready().is_empty() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("routes never ready: {:?}", running.gateway.not_ready());
+}
+
+/// The value of the first sample of `metric` whose labels contain every one of `labels`.
+fn sample(metrics: &str, metric: &str, labels: &[&str]) -> Option<f64> {
+    metrics
+        .lines()
+        .filter(|line| !line.starts_with('#'))
+        .filter(|line| {
+            line.starts_with(&format!("{metric}{{")) || line.starts_with(&format!("{metric} "))
+        })
+        .find(|line| labels.iter().all(|label| line.contains(label)))
+        .and_then(|line| line.rsplit(' ').next())
+        .and_then(|value| value.parse().ok())
+}
+
+#[tokio::test]
+async fn two_routes_reach_their_own_agents_and_serve_their_own_cards() {
+    let (first, _) = recorder("first").await;
+    let (second, _) = recorder("second").await;
+    let running = start(&format!(
+        "listen = \"{{listen}}\"\n\
+         [upstream]\nurl = \"http://{first}\"\n\
+         [[routes]]\nname = \"second\"\nprefix = \"/agents/second\"\n\
+         [routes.upstream]\nurl = \"http://{second}\"\nrevision = \"0.3\"\n"
+    ))
+    .await;
+    wait_ready(&running).await;
+    let base = format!("http://{}", running.addr);
+
+    let answer = send_1_0(&format!("{base}/agents/second"), &[]).await;
+    assert_eq!(
+        answer["result"]["message"]["parts"][0]["text"], "second",
+        "{answer}"
+    );
+    let answer = send_1_0(&format!("{base}/"), &[]).await;
+    assert_eq!(
+        answer["result"]["message"]["parts"][0]["text"], "first",
+        "{answer}"
+    );
+    // A prefix matches whole path segments only.
+    let answer = send_1_0(&format!("{base}/agents/secondary"), &[]).await;
+    assert_eq!(
+        answer["result"]["message"]["parts"][0]["text"], "first",
+        "{answer}"
+    );
+
+    let (status, card) = get(format!("{base}/agents/second/.well-known/agent-card.json")).await;
+    assert_eq!(status, 200, "{card}");
+    let card: Value = serde_json::from_str(&card).unwrap();
+    assert_eq!(card["url"], format!("{base}/agents/second"), "{card}");
+    let (_, card) = get(format!("{base}/.well-known/agent-card.json")).await;
+    let card: Value = serde_json::from_str(&card).unwrap();
+    assert_eq!(card["url"], base, "{card}");
+}
+
+#[tokio::test]
+async fn a_host_limited_route_wins_over_the_same_prefix_without_a_host() {
+    let (plain, _) = recorder("plain").await;
+    let (hosted, _) = recorder("hosted").await;
+    let running = start(&format!(
+        "listen = \"{{listen}}\"\n\
+         [[routes]]\nname = \"plain\"\nprefix = \"/a\"\n[routes.upstream]\nurl = \"http://{plain}\"\n\
+         [[routes]]\nname = \"hosted\"\nprefix = \"/a\"\nhost = \"Agents.Example\"\n\
+         [routes.upstream]\nurl = \"http://{hosted}\"\n"
+    ))
+    .await;
+    wait_ready(&running).await;
+    let url = format!("http://{}/a", running.addr);
+    let answer = send_1_0(&url, &[("host", "agents.example:443")]).await;
+    assert_eq!(
+        answer["result"]["message"]["parts"][0]["text"], "hosted",
+        "{answer}"
+    );
+    let answer = send_1_0(&url, &[]).await;
+    assert_eq!(
+        answer["result"]["message"]["parts"][0]["text"], "plain",
+        "{answer}"
+    );
+    let (status, _) = get(format!(
+        "http://{}/elsewhere/.well-known/agent-card.json",
+        running.addr
+    ))
+    .await;
+    assert_eq!(status, 404);
+}
+
+#[tokio::test]
+async fn route_headers_traceparent_and_the_request_id_reach_the_agent() {
+    let (addr, agent) = recorder("agent").await;
+    let running = start(&format!(
+        "listen = \"{{listen}}\"\n\
+         [[routes]]\nprefix = \"/r\"\n[routes.upstream]\nurl = \"http://{addr}\"\n\
+         [routes.headers]\nauthorization = \"Bearer gateway-secret\"\n"
+    ))
+    .await;
+    wait_ready(&running).await;
+    let traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    let response = client()
+        .post(format!("http://{}/r", running.addr))
+        .header("A2A-Version", "1.0")
+        .header("traceparent", traceparent)
+        .header("authorization", "Bearer caller-token")
+        .header("x-request-id", "req-42")
+        .json(&json!({
+            "jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+            "params": { "message": { "role": "ROLE_USER", "messageId": "m", "parts": [{ "text": "x" }] } },
+        }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.headers()["x-request-id"], "req-42");
+    let seen = agent.seen.lock().unwrap();
+    // The card fetch carries the route's credential too.
+    assert!(
+        seen.iter()
+            .all(|h| h["authorization"] == "Bearer gateway-secret"),
+        "{seen:?}"
+    );
+    let call = seen.iter().find(|h| h.contains_key("traceparent")).unwrap();
+    assert_eq!(call["traceparent"], traceparent);
+    assert_eq!(call["x-request-id"], "req-42");
+    assert_eq!(call.get_all("authorization").iter().count(), 1);
+}
+
+#[tokio::test]
+async fn metrics_move_when_traffic_flows() {
+    let (addr, _) = recorder("agent").await;
+    let running = start(&format!(
+        "listen = \"{{listen}}\"\n[[routes]]\nname = \"echo\"\nprefix = \"/echo\"\n\
+         [routes.upstream]\nurl = \"http://{addr}\"\n"
+    ))
+    .await;
+    wait_ready(&running).await;
+    let metrics_url = format!("http://{}/metrics", running.admin);
+    let (status, before) = get(metrics_url.clone()).await;
+    assert_eq!(status, 200);
+    let labels = [
+        "route=\"echo\"",
+        "caller=\"1.0\"",
+        "method=\"send_message\"",
+        "code=\"ok\"",
+    ];
+    assert_eq!(
+        sample(&before, "a2a_bridge_requests_total", &labels),
+        None,
+        "{before}"
+    );
+
+    for _ in 0..3 {
+        send_1_0(&format!("http://{}/echo", running.addr), &[]).await;
+    }
+    // A 0.3 call to ListTasks' 1.0-only sibling fails in the caller's revision: counted by code.
+    let failed: Value = client()
+        .post(format!("http://{}/echo", running.addr))
+        .json(&json!({ "jsonrpc": "2.0", "id": 2, "method": "tasks/unknown", "params": {} }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(failed["error"]["code"], -32601, "{failed}");
+
+    let (_, after) = get(metrics_url).await;
+    assert_eq!(
+        sample(&after, "a2a_bridge_requests_total", &labels),
+        Some(3.0),
+        "{after}"
+    );
+    assert_eq!(
+        sample(
+            &after,
+            "a2a_bridge_requests_total",
+            &["route=\"echo\"", "code=\"-32601\""]
+        ),
+        Some(1.0),
+        "{after}"
+    );
+    assert_eq!(
+        sample(
+            &after,
+            "a2a_bridge_upstream_duration_seconds_count",
+            &[
+                "route=\"echo\"",
+                "method=\"send_message\"",
+                "status=\"200\""
+            ]
+        ),
+        Some(3.0),
+        "{after}"
+    );
+    assert_eq!(
+        sample(
+            &after,
+            "a2a_bridge_card_refreshes_total",
+            &["route=\"echo\"", "outcome=\"ok\""]
+        ),
+        Some(1.0),
+        "{after}"
+    );
+    assert_eq!(
+        sample(&after, "a2a_bridge_route_ready", &["route=\"echo\""]),
+        Some(1.0)
+    );
+}
+
+#[tokio::test]
+async fn readiness_turns_true_only_after_every_card_is_read() {
+    let (ready, _) = recorder("ready").await;
+    // A port nothing listens on yet: the second route's agent starts later.
+    let late = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let running = start(&format!(
+        "listen = \"{{listen}}\"\n\
+         [[routes]]\nname = \"ready\"\nprefix = \"/ready\"\n[routes.upstream]\nurl = \"http://{ready}\"\n\
+         [[routes]]\nname = \"late\"\nprefix = \"/late\"\n[routes.upstream]\nurl = \"http://{late}\"\n"
+    ))
+    .await;
+    let readyz = format!("http://{}/readyz", running.admin);
+    let (status, _) = get(format!("http://{}/healthz", running.admin)).await;
+    assert_eq!(status, 200);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (status, body) = get(readyz.clone()).await;
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("late") && !body.contains("ready,"), "{body}");
+
+    let (_demo, _task) = a2a_bridge::demo::spawn(late, std::future::pending())
+        .await
+        .unwrap();
+    // The failed fetch is retried after 1 s.
+    let mut last = (0, String::new());
+    for _ in 0..60 {
+        last = get(readyz.clone()).await;
+        if last.0 == 200 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(last.0, 200, "{}", last.1);
+    let (_, metrics) = get(format!("http://{}/metrics", running.admin)).await;
+    assert!(
+        sample(
+            &metrics,
+            "a2a_bridge_card_refreshes_total",
+            &["route=\"late\"", "outcome=\"error\""]
+        )
+        .is_some_and(|n| n >= 1.0),
+        "{metrics}"
+    );
+}
