@@ -134,6 +134,29 @@ fn authorized(auth: &InboundAuth, headers: &HeaderMap) -> bool {
     }) || key.is_some_and(|key| auth.api_keys.iter().any(|k| constant_time_eq(k, key)))
 }
 
+/// The caller's headers less the credential the bridge itself checked: a gateway token is
+/// meant for the gateway, and forwarding it would hand it to every agent behind it.
+fn without_gateway_credentials(auth: Option<&InboundAuth>, mut headers: HeaderMap) -> HeaderMap {
+    if let Some(auth) = auth {
+        let bearer_is_ours = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split_once(' '))
+            .is_some_and(|(scheme, token)| {
+                scheme.eq_ignore_ascii_case("bearer")
+                    && auth
+                        .bearer_tokens
+                        .iter()
+                        .any(|t| constant_time_eq(t, token.trim()))
+            });
+        if bearer_is_ours {
+            headers.remove(header::AUTHORIZATION);
+        }
+        headers.remove(&auth.api_key_header);
+    }
+    headers
+}
+
 /// Compares secrets without an early exit on the first differing byte.
 fn constant_time_eq(a: &str, b: &str) -> bool {
     a.len() == b.len()
@@ -300,7 +323,7 @@ async fn rpc_inner(
         id,
         caller: negotiated.revision,
         method: negotiated.method,
-        caller_headers: request.headers,
+        caller_headers: without_gateway_credentials(bridge.settings.auth.as_ref(), request.headers),
         upstream,
         call_url,
     };

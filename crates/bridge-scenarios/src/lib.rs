@@ -208,7 +208,9 @@ pub async fn call(
                 body: serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null),
             }
         }
-        InboundResponse::Stream { head, mut frames, .. } => {
+        InboundResponse::Stream {
+            head, mut frames, ..
+        } => {
             let mut events = Vec::new();
             while let Some(frame) = frames.next().await {
                 let text = String::from_utf8_lossy(&frame).into_owned();

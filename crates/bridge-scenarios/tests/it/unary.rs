@@ -256,3 +256,67 @@ async fn extension_and_auth_headers_cross_renamed_for_the_upstream() {
     assert_eq!(post.headers.get("authorization").unwrap(), "Bearer t");
     assert!(post.headers.get("connection").is_none());
 }
+
+#[tokio::test]
+async fn a_configured_credential_is_required_and_a_missing_one_is_refused_with_401() {
+    let agent = upstream(card_v03(), |_, body| ok(&body["id"], task_v03("completed")));
+    let b = bridge(agent.clone(), |s| {
+        s.auth = Some(bridge_app::settings::InboundAuth {
+            bearer_tokens: vec!["s3cret".into()],
+            api_keys: vec!["k-1".into()],
+            api_key_header: http::HeaderName::from_static("x-api-key"),
+        });
+    });
+    for headers in [
+        vec![V1],
+        vec![V1, ("Authorization", "Bearer wrong")],
+        vec![V1, ("x-api-key", "k-2")],
+    ] {
+        let got = rpc(&b, &headers, &send_v10(None)).await;
+        let bridge_scenarios::Received::Full {
+            status,
+            headers,
+            body,
+        } = got
+        else {
+            panic!("a refusal is not a stream")
+        };
+        assert_eq!(status, 401);
+        assert!(headers.get("www-authenticate").is_some());
+        assert_eq!(body["id"], 7);
+        assert_eq!(body["error"]["code"], -32600);
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("unauthorized")
+        );
+    }
+    assert!(
+        agent.calls().is_empty(),
+        "nothing unauthorized reaches the agent"
+    );
+    let bearer = rpc(
+        &b,
+        &[V1, ("Authorization", "Bearer s3cret")],
+        &send_v10(None),
+    )
+    .await;
+    assert!(bearer.body().get("result").is_some(), "{}", bearer.body());
+    let key = rpc(&b, &[V1, ("X-Api-Key", "k-1")], &send_v10(None)).await;
+    assert!(key.body().get("result").is_some(), "{}", key.body());
+    for request in agent
+        .requests()
+        .iter()
+        .filter(|r| r.method == http::Method::POST)
+    {
+        assert!(
+            request.headers.get("authorization").is_none(),
+            "the gateway token is not forwarded"
+        );
+        assert!(
+            request.headers.get("x-api-key").is_none(),
+            "the gateway key is not forwarded"
+        );
+    }
+}
