@@ -6,13 +6,12 @@
 #![no_main]
 
 use bridge_app::jsonrpc::{
-    parse_request, parse_response, write_error, write_request, write_result,
+    RawJson, parse_request, parse_response, write_error, write_request, write_result,
 };
-use serde_json::value::RawValue;
 
 /// An outcome's raw JSON text.
-fn text<'a>(outcome: Result<&'a RawValue, &'a RawValue>) -> Result<&'a str, &'a str> {
-    outcome.map(RawValue::get).map_err(RawValue::get)
+fn text<'a>(outcome: Result<RawJson<'a>, RawJson<'a>>) -> Result<&'a str, &'a str> {
+    outcome.map(RawJson::get).map_err(RawJson::get)
 }
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {

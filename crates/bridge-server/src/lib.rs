@@ -341,6 +341,11 @@ async fn serve_listener<H: Handshake>(
             },
         };
 
+        // Each SSE event is one small write; with Nagle's algorithm on, an event waits for the
+        // client's delayed acknowledgement (40 ms on Linux) before it leaves.
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!(%error, "could not set TCP_NODELAY");
+        }
         let open = Tally::take(&config.stats, Counter::Connections);
         let handshake = Arc::clone(&handshake);
         let shared = Arc::clone(&shared);

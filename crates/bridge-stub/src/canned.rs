@@ -277,7 +277,10 @@ mod tests {
         let out = joined(&canned.send.render(br#""abc""#, 0));
         let value: Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(value["id"], "abc");
-        assert_eq!(value["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+        assert_eq!(
+            value["result"]["task"]["status"]["state"],
+            "TASK_STATE_COMPLETED"
+        );
     }
 
     #[test]
@@ -285,7 +288,11 @@ mod tests {
         let canned = Canned::new(Revision::V03, "http://127.0.0.1:1/");
         let out = joined(&canned.status.render(b"7", 1_234_567_890_123));
         let text = std::str::from_utf8(&out).unwrap();
-        let json = text.strip_prefix("data: ").unwrap().strip_suffix("\n\n").unwrap();
+        let json = text
+            .strip_prefix("data: ")
+            .unwrap()
+            .strip_suffix("\n\n")
+            .unwrap();
         let value: Value = serde_json::from_str(json).unwrap();
         assert_eq!(value["id"], 7);
         assert_eq!(value["result"]["metadata"]["benchTs"], "1234567890123");
@@ -295,10 +302,18 @@ mod tests {
     fn the_big_answer_shares_its_file_and_decodes_to_one_mebibyte() {
         let canned = Canned::new(Revision::V03, "http://127.0.0.1:1/");
         let frames = canned.big.render(b"1", 0);
-        assert!(frames.len() >= 3, "the file is a frame of its own");
+        assert_eq!(frames.len(), 2, "the id prefix, then the shared rest");
+        assert!(
+            frames[1].len() > BIG_FILE_BYTES,
+            "the file travels in the shared frame"
+        );
         let value: Value = serde_json::from_slice(&joined(&frames)).unwrap();
-        let b64 = value["result"]["parts"][0]["file"]["bytes"].as_str().unwrap();
-        let bytes = base64::engine::general_purpose::STANDARD.decode(b64).unwrap();
+        let b64 = value["result"]["parts"][0]["file"]["bytes"]
+            .as_str()
+            .unwrap();
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .unwrap();
         assert_eq!(bytes.len(), BIG_FILE_BYTES);
     }
 

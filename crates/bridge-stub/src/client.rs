@@ -156,11 +156,19 @@ pub async fn fixed_rate(
 ) -> Result<RateReport, ClientError> {
     let start = Instant::now() + Duration::from_millis(50);
     let end = start + duration;
+    #[expect(
+        clippy::cast_precision_loss,
+        reason = "connection counts far below 2^52"
+    )]
     let interval = Duration::from_secs_f64(connections as f64 / rate);
     let mut workers = Vec::with_capacity(connections);
     for w in 0..connections {
         let target = Arc::clone(&target);
         let mut sender = target.connect().await?;
+        #[expect(
+            clippy::cast_precision_loss,
+            reason = "connection counts far below 2^52"
+        )]
         let offset = Duration::from_secs_f64(w as f64 / rate);
         workers.push(tokio::spawn(async move {
             let mut samples = Vec::new();
@@ -170,17 +178,13 @@ pub async fn fixed_rate(
                 let behind = Instant::now() > next;
                 tokio::time::sleep_until(next.into()).await;
                 let from = if behind { next } else { Instant::now() };
-                let good = match exchange(&mut sender, &target).await {
-                    Ok((status, body)) => {
-                        status == StatusCode::OK
-                            && memchr::memmem::find(&body, b"\"result\"").is_some()
+                let good = if let Ok((status, body)) = exchange(&mut sender, &target).await {
+                    status == StatusCode::OK && memchr::memmem::find(&body, b"\"result\"").is_some()
+                } else {
+                    if let Ok(fresh) = target.connect().await {
+                        sender = fresh;
                     }
-                    Err(_) => {
-                        if let Ok(fresh) = target.connect().await {
-                            sender = fresh;
-                        }
-                        false
-                    }
+                    false
                 };
                 samples.push(nanos(from.elapsed()));
                 if good {
@@ -262,18 +266,15 @@ pub async fn streams(
             let mut samples = Vec::new();
             let (mut streams, mut events, mut errors) = (0_u64, 0_u64, 0_u64);
             for _ in 0..per_worker {
-                match read_stream(&mut sender, &target, &mut samples, &mut errors).await {
-                    Ok(n) => {
-                        streams += 1;
-                        events += n;
-                    }
-                    Err(_) => {
-                        errors += 1;
-                        match target.connect().await {
-                            Ok(fresh) => sender = fresh,
-                            Err(_) => break,
-                        }
-                    }
+                if let Ok(n) = read_stream(&mut sender, &target, &mut samples, &mut errors).await {
+                    streams += 1;
+                    events += n;
+                } else {
+                    errors += 1;
+                    let Ok(fresh) = target.connect().await else {
+                        break;
+                    };
+                    sender = fresh;
                 }
             }
             (samples, streams, events, errors)
@@ -413,7 +414,7 @@ pub async fn open_streams(
     }
     drop(opened_tx);
     let mut opened = 0;
-    let deadline = tokio::time::sleep(Duration::from_secs(60));
+    let deadline = tokio::time::sleep(Duration::from_mins(1));
     tokio::pin!(deadline);
     while opened < count as u64 {
         tokio::select! {

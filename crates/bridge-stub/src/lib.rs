@@ -25,7 +25,7 @@ pub enum Revision {
     /// A2A 0.3: slash-form methods, `kind`-tagged flat results.
     #[value(name = "0.3")]
     V03,
-    /// A2A 1.0: PascalCase methods, ProtoJSON wrapped results.
+    /// A2A 1.0: `PascalCase` methods, `ProtoJSON` wrapped results.
     #[value(name = "1.0")]
     V10,
 }

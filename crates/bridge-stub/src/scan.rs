@@ -113,7 +113,8 @@ mod tests {
 
     #[test]
     fn the_method_and_the_bench_string_are_read_without_quotes() {
-        let body = br#"{"id":1,"method": "message/stream","params":{"metadata":{"bench":"events=3"}}}"#;
+        let body =
+            br#"{"id":1,"method": "message/stream","params":{"metadata":{"bench":"events=3"}}}"#;
         assert_eq!(method(body), Some(&b"message/stream"[..]));
         assert_eq!(bench(body), Some(&b"events=3"[..]));
     }

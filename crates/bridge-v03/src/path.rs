@@ -128,9 +128,19 @@ pub(crate) fn decode<T: DeserializeOwned>(bytes: &[u8], root: &str) -> Result<T,
 
 /// Serialises a wire value; a wire type built from the IR always serialises.
 pub(crate) fn encode<T: serde::Serialize>(value: &T) -> Vec<u8> {
+    encode_sized(value, 0)
+}
+
+/// [`encode`] into a buffer that starts at `size_hint` bytes (the size of the decoded input is
+/// a good guess), so a large fragment is not grown by doubling from `serde_json`'s 128 bytes.
+pub(crate) fn encode_sized<T: serde::Serialize>(value: &T, size_hint: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(size_hint.max(128));
     // Wire types hold only strings, numbers, booleans, `serde_json` values and maps with string
     // keys, none of which can fail to serialise into a `Vec`.
-    serde_json::to_vec(value).unwrap_or_default()
+    match serde_json::to_writer(&mut out, value) {
+        Ok(()) => out,
+        Err(_) => Vec::new(),
+    }
 }
 
 #[cfg(test)]

@@ -36,7 +36,7 @@ use bridge_ir::{
 };
 use serde::Deserialize;
 
-use crate::path::{Losses, Path, decode, to_bytes};
+use crate::path::{Losses, Path, decode, to_bytes, to_bytes_sized};
 use crate::wire::card::{CardIn, CardOut};
 use crate::wire::error::{ErrorIn, ErrorOut};
 use crate::wire::params::{decode_params, encode_params};
@@ -92,9 +92,18 @@ impl JsonRpcCodec for V10JsonRpc {
     }
 
     fn encode_params(&self, call: Call) -> Result<Translated<Vec<u8>>, EncodeError> {
+        let size = match &call {
+            Call::SendMessage(params) | Call::SendStreamingMessage(params) => {
+                wire::message::parts_size(&params.message.parts) + 512
+            }
+            _ => 0,
+        };
         let mut losses = Losses::default();
         let out = encode_params(call, &mut losses);
-        Ok(translated(&out, losses))
+        Ok(Translated {
+            value: to_bytes_sized(&out, size),
+            losses: losses.into_vec(),
+        })
     }
 
     fn decode_result(&self, method: Method, result: &[u8]) -> Result<Reply, DecodeError> {

@@ -101,7 +101,19 @@ impl Losses {
 }
 
 /// Decodes one JSON fragment, naming the failing field after `root` (`params.message.role: …`).
+///
+/// The fragment is decoded at full speed first; only one that fails is decoded a second time
+/// with the path tracked, as tracking costs a `String` per object key on the success path too.
 pub(crate) fn decode<T: DeserializeOwned>(bytes: &[u8], root: &str) -> Result<T, DecodeError> {
+    match serde_json::from_slice(bytes) {
+        Ok(value) => Ok(value),
+        Err(_) => decode_tracked(bytes, root),
+    }
+}
+
+/// The decode of a fragment that failed, again with the path serde walked, for the error.
+#[cold]
+fn decode_tracked<T: DeserializeOwned>(bytes: &[u8], root: &str) -> Result<T, DecodeError> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let value = serde_path_to_error::deserialize(&mut de).map_err(|error| {
         let path = error.path().to_string();
@@ -120,7 +132,17 @@ pub(crate) fn decode<T: DeserializeOwned>(bytes: &[u8], root: &str) -> Result<T,
 /// Serialises an encoded fragment. The wire types hold only strings, numbers, booleans and
 /// `serde_json` values with string keys, which always serialise.
 pub(crate) fn to_bytes<T: serde::Serialize>(value: &T) -> Vec<u8> {
-    serde_json::to_vec(value).unwrap_or_else(|_| b"null".to_vec())
+    to_bytes_sized(value, 0)
+}
+
+/// [`to_bytes`] into a buffer that starts at `size_hint` bytes (the size of the decoded input is
+/// a good guess), so a large fragment is not grown by doubling from `serde_json`'s 128 bytes.
+pub(crate) fn to_bytes_sized<T: serde::Serialize>(value: &T, size_hint: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(size_hint.max(128));
+    match serde_json::to_writer(&mut out, value) {
+        Ok(()) => out,
+        Err(_) => b"null".to_vec(),
+    }
 }
 
 #[cfg(test)]

@@ -97,8 +97,7 @@ fn target(args: &TargetArgs) -> Result<Target, ClientError> {
             .split_once(':')
             .ok_or_else(|| ClientError(format!("header without a colon: {header}")))?;
         let name = HeaderName::try_from(name.trim()).map_err(|e| ClientError(e.to_string()))?;
-        let value =
-            HeaderValue::try_from(value.trim()).map_err(|e| ClientError(e.to_string()))?;
+        let value = HeaderValue::try_from(value.trim()).map_err(|e| ClientError(e.to_string()))?;
         headers.push((name, value));
     }
     Ok(Target {

@@ -27,13 +27,21 @@
 //! the same convention so compat layers on either side round-trip it, and reports no loss for it.
 //! An object under `value` is left wrapped on decode: the encoder never wraps objects, so
 //! unwrapping one could not be undone.
+//!
+//! # Why `file.bytes` is spliced, not serialised as a string
+//!
+//! Text in the standard base64 alphabet (`A-Z a-z 0-9 + / =`) never needs a JSON escape, yet
+//! `serde_json` looks every byte of a string up in its escape table on the way out, which costs
+//! more than everything else the codec does to a large file part. One vectorised scan proves the
+//! text needs no escape, and it is then written as a raw JSON fragment (`"` + text + `"`).
 
 use std::borrow::Cow;
 
 use bridge_app::codec::DecodeError;
 use bridge_ir::{JsonObject, LossKind, Message, Part, PartContent, Role};
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::path::{Losses, Path};
 
@@ -167,7 +175,11 @@ pub(crate) struct WirePart {
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct WireFile {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "spliced_base64"
+    )]
     bytes: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     uri: Option<String>,
@@ -175,6 +187,61 @@ struct WireFile {
     mime_type: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     name: Option<String>,
+}
+
+/// Writes base64 text without the per-byte escape lookup when every byte is in the standard
+/// alphabet, and as an ordinary (escaped) string otherwise.
+#[expect(
+    clippy::ref_option,
+    reason = "serde's `serialize_with` hands the field over by reference"
+)]
+fn spliced_base64<S: Serializer>(bytes: &Option<String>, serializer: S) -> Result<S::Ok, S::Error> {
+    let Some(text) = bytes else {
+        return serializer.serialize_none();
+    };
+    if is_standard_base64(text.as_bytes()) {
+        let mut json = String::with_capacity(text.len() + 2);
+        json.push('"');
+        json.push_str(text);
+        json.push('"');
+        // Base64 text between quotes is always a valid JSON string.
+        if let Ok(raw) = RawValue::from_string(json) {
+            return raw.serialize(serializer);
+        }
+    }
+    serializer.serialize_str(text)
+}
+
+/// Whether every byte of `bytes` is in the standard base64 alphabet or is `=`.
+///
+/// One pass without an early exit inside a 64-byte block, so the compiler vectorises it: a
+/// megabyte of base64 is checked at a fraction of a CPU cycle per byte.
+pub(crate) fn is_standard_base64(bytes: &[u8]) -> bool {
+    const fn allowed(b: u8) -> bool {
+        (b | 0x20).wrapping_sub(b'a') < 26
+            || b.wrapping_sub(b'0') < 10
+            || b == b'+'
+            || b == b'/'
+            || b == b'='
+    }
+    let mut blocks = bytes.chunks_exact(64);
+    let outside = blocks.by_ref().fold(0u8, |outside, block| {
+        outside | block.iter().fold(0u8, |o, &b| o | u8::from(!allowed(b)))
+    });
+    outside == 0 && blocks.remainder().iter().all(|&b| allowed(b))
+}
+
+/// The total length of the parts' text, base64 and URLs: most of an encoded message's size.
+pub(crate) fn parts_size(parts: &[Part]) -> usize {
+    parts
+        .iter()
+        .map(|part| match &part.content {
+            PartContent::Text(text) | PartContent::Raw(text) | PartContent::Url(text) => {
+                text.len() + 64
+            }
+            PartContent::Data(_) => 256,
+        })
+        .sum()
 }
 
 impl WireMessage {

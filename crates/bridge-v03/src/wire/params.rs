@@ -34,7 +34,7 @@ use bridge_ir::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::path::{Losses, Path, decode, encode};
+use crate::path::{Losses, Path, decode, encode, encode_sized};
 use crate::wire::message::WireMessage;
 use crate::wire::push::{WirePushConfig, WireTaskPushConfig};
 
@@ -222,26 +222,30 @@ pub(crate) fn encode_params(call: Call, losses: &mut Losses) -> Option<Vec<u8>> 
         Call::SendMessage(params) | Call::SendStreamingMessage(params) => {
             losses.drop_if(params.tenant.is_some(), &root.field("tenant"));
             let config_at = root.field("configuration");
-            encode(&WireSendParams {
-                message: WireMessage::from_ir(params.message, &root.field("message"), losses),
-                configuration: params.configuration.map(|config| WireSendConfig {
-                    accepted_output_modes: config.accepted_output_modes,
-                    blocking: config.blocking,
-                    history_length: history_from_ir(
-                        config.history_length,
-                        &config_at.field("historyLength"),
-                        losses,
-                    ),
-                    push_notification_config: config.push_config.map(|push| {
-                        WirePushConfig::from_ir(
-                            push,
-                            &config_at.field("pushNotificationConfig"),
+            let size = crate::wire::message::parts_size(&params.message.parts) + 512;
+            encode_sized(
+                &WireSendParams {
+                    message: WireMessage::from_ir(params.message, &root.field("message"), losses),
+                    configuration: params.configuration.map(|config| WireSendConfig {
+                        accepted_output_modes: config.accepted_output_modes,
+                        blocking: config.blocking,
+                        history_length: history_from_ir(
+                            config.history_length,
+                            &config_at.field("historyLength"),
                             losses,
-                        )
+                        ),
+                        push_notification_config: config.push_config.map(|push| {
+                            WirePushConfig::from_ir(
+                                push,
+                                &config_at.field("pushNotificationConfig"),
+                                losses,
+                            )
+                        }),
                     }),
-                }),
-                metadata: params.metadata,
-            })
+                    metadata: params.metadata,
+                },
+                size,
+            )
         }
         Call::GetTask(params) => {
             losses.drop_if(params.tenant.is_some(), &root.field("tenant"));

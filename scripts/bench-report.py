@@ -1,0 +1,236 @@
+"""Turns the raw lines scripts/bench records into the end-to-end benchmark report.
+
+Usage: bench-report.py RESULTS CLK_TCK COMMAND MACHINE OPEN_STREAMS DOC|-
+
+Each RESULTS line is `phase config key=value...`, one per run; rounds are summarised by their
+median. The report is printed and, unless DOC is `-`, written between the
+`<!-- e2e:results:start -->` and `<!-- e2e:results:end -->` markers of DOC (inside the
+`<!-- e2e:start -->`/`<!-- e2e:end -->` section, which is created at the end of the file when
+absent). Nothing else in DOC is touched.
+"""
+
+import collections
+import datetime
+import statistics
+import sys
+
+RESULTS, CLK_TCK, COMMAND, MACHINE, OPEN_STREAMS, DOC = sys.argv[1:7]
+CLK_TCK = int(CLK_TCK)
+MIB = 1024 * 1024
+
+ORDER = [
+    "direct-0.3", "direct-1.0", "nginx-0.3", "nginx-1.0",
+    "bridge-0.3-0.3", "bridge-1.0-1.0", "bridge-0.3-1.0", "bridge-1.0-0.3",
+]
+TRANSLATING = ["bridge-0.3-1.0", "bridge-1.0-0.3"]
+
+runs = collections.defaultdict(list)
+for line in open(RESULTS):
+    fields = line.split()
+    if len(fields) < 3:
+        continue
+    kv = {}
+    for item in fields[2:]:
+        key, _, value = item.partition("=")
+        try:
+            kv[key] = float(value)
+        except ValueError:
+            pass
+    runs[(fields[0], fields[1])].append(kv)
+
+
+def med(phase, name, key):
+    values = [r[key] for r in runs.get((phase, name), []) if key in r]
+    return statistics.median(values) if values else float("nan")
+
+
+def upstream(name):
+    """The revision of the agent behind a configuration."""
+    return name.rsplit("-", 1)[1]
+
+
+def ref(kind, name):
+    return f"{kind}-{upstream(name)}"
+
+
+def rps(phase, name):
+    values = [r["requests"] / r["seconds"] for r in runs.get((phase, name), []) if "requests" in r]
+    return statistics.median(values) if values else float("nan")
+
+
+def cpu_us_per(phase, name, count_key):
+    values = [
+        r["cpu_ticks"] / CLK_TCK * 1e6 / r[count_key]
+        for r in runs.get((phase, name), [])
+        if r.get(count_key)
+    ]
+    return statistics.median(values) if values else float("nan")
+
+
+def ms(us):
+    return f"{us / 1000:.3f}"
+
+
+def ratio(a, b):
+    return f"{a / b:.2f}" if b else "n/a"
+
+
+rounds = max((len(v) for (p, _), v in runs.items() if p == "closed"), default=0)
+out = []
+w = out.append
+now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+w(f"Run: `{COMMAND}` on {now}. Machine: {MACHINE}.")
+w("")
+w("Every configuration runs in the same invocation, interleaved round-robin "
+  f"({rounds} rounds, each round starting at the next configuration); figures are medians "
+  "over rounds. Client, proxy and stub share the machine's cores, so absolute figures are "
+  "those of a saturated 2-core box; the ratios are the point. `x-y` is the caller's revision, "
+  "then the agent's. A proxy's reference is the direct or nginx run against the same agent.")
+w("")
+
+w("### Unary SendMessage, fixed concurrency (wrk)")
+w("")
+w("| Configuration | req/s | p50 ms | p99 ms | p99.9 ms | CPU µs/req (proxy) | RSS MiB | ÷ nginx | ÷ direct |")
+w("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+for name in ORDER:
+    r = rps("closed", name)
+    w(f"| {name} | {r:,.0f} | {ms(med('closed', name, 'p50_us'))} | {ms(med('closed', name, 'p99_us'))} "
+      f"| {ms(med('closed', name, 'p999_us'))} | {cpu_us_per('closed', name, 'requests'):.1f} "
+      f"| {med('closed', name, 'rss_kib') / 1024:.1f} "
+      f"| {ratio(r, rps('closed', ref('nginx', name))) if not name.startswith('direct') else ''} "
+      f"| {ratio(r, rps('closed', ref('direct', name)))} |")
+w("")
+w("CPU is the measured process's user+system time over the run divided by the requests it "
+  "served (for direct runs the stub itself; for nginx the master and all workers).")
+w("")
+
+rate = med("rate", ORDER[0], "rate")
+w(f"### Unary SendMessage, fixed rate {rate:,.0f} req/s (half the slowest configuration's maximum)")
+w("")
+w("Open loop, 64 connections, `bridge-stub-client rate` (a Rust generator in `crates/bridge-stub`; "
+  "wrk2 is not packaged by Debian): each request has a scheduled send time, and its latency "
+  "counts from that time when the connection was still busy with the previous answer.")
+w("")
+w("| Configuration | req/s | errors | p50 ms | p99 ms | p99.9 ms | p99 added vs direct ms | CPU µs/req (proxy) |")
+w("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+for name in ORDER:
+    added = med("rate", name, "p99_us") - med("rate", ref("direct", name), "p99_us")
+    w(f"| {name} | {med('rate', name, 'rps'):,.0f} | {med('rate', name, 'errors'):.0f} "
+      f"| {ms(med('rate', name, 'p50_us'))} | {ms(med('rate', name, 'p99_us'))} "
+      f"| {ms(med('rate', name, 'p999_us'))} | {'' if name.startswith('direct') else ms(added)} "
+      f"| {cpu_us_per('rate', name, 'ok'):.1f} |")
+w("")
+
+w("### SSE streams")
+w("")
+w("Latency: 4 concurrent streams x 2 each, 101 events per stream 1 ms apart, from the stub's "
+  "timestamp in the event to its arrival at the client. Throughput: 8 concurrent streams of "
+  "2,001 events sent back to back.")
+w("")
+w("| Configuration | events/s | ÷ nginx | ÷ direct | CPU µs/event (proxy) | event p50 µs | event p99 µs | added p50 µs | added p99 µs |")
+w("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+for name in ORDER:
+    eps = med("burst", name, "events_per_s")
+    direct = ref("direct", name)
+    a50 = med("spaced", name, "p50_us") - med("spaced", direct, "p50_us")
+    a99 = med("spaced", name, "p99_us") - med("spaced", direct, "p99_us")
+    is_direct = name.startswith("direct")
+    w(f"| {name} | {eps:,.0f} | {'' if is_direct else ratio(eps, med('burst', ref('nginx', name), 'events_per_s'))} "
+      f"| {ratio(eps, med('burst', direct, 'events_per_s'))} | {cpu_us_per('burst', name, 'events'):.2f} "
+      f"| {med('spaced', name, 'p50_us'):.1f} | {med('spaced', name, 'p99_us'):.1f} "
+      f"| {'' if is_direct else f'{a50:.1f}'} | {'' if is_direct else f'{a99:.1f}'} |")
+w("")
+
+w(f"### {int(OPEN_STREAMS):,} idle open streams")
+w("")
+w("Measured first, before any load, 2 rounds. Each stream has delivered its first event and then stays open; the measured process's "
+  "resident set is read with all of them open (for a proxy this includes its upstream "
+  "connections).")
+w("")
+w("| Configuration | opened | RSS before MiB | RSS open MiB | KiB per stream |")
+w("| --- | ---: | ---: | ---: | ---: |")
+for name in ORDER:
+    opened = med("open", name, "opened")
+    before, after = med("open", name, "rss_before_kib"), med("open", name, "rss_open_kib")
+    per = (after - before) / opened if opened else float("nan")
+    w(f"| {name} | {opened:.0f} | {before / 1024:.1f} | {after / 1024:.1f} | {per:.1f} |")
+w("")
+
+w("### SendMessage answered with a 1 MiB inline file part")
+w("")
+w("wrk, 4 connections. Payload MB/s counts the file's decoded 1,048,576 bytes per answer; wire "
+  "MB/s counts the bytes the client read (base64 and envelope included). 10^6 bytes per MB.")
+w("")
+w("| Configuration | req/s | payload MB/s | wire MB/s | p50 ms | p99 ms | CPU ms/req (proxy) | ÷ nginx | ÷ direct |")
+w("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+
+
+def big_mbs(name):
+    return rps("big", name) * MIB / 1e6
+
+
+for name in ORDER:
+    wire = [r["bytes"] / r["seconds"] / 1e6 for r in runs.get(("big", name), []) if "bytes" in r]
+    wire = statistics.median(wire) if wire else float("nan")
+    w(f"| {name} | {rps('big', name):,.1f} | {big_mbs(name):,.0f} | {wire:,.0f} "
+      f"| {ms(med('big', name, 'p50_us'))} | {ms(med('big', name, 'p99_us'))} "
+      f"| {cpu_us_per('big', name, 'requests') / 1000:.2f} "
+      f"| {'' if name.startswith('direct') else ratio(big_mbs(name), big_mbs(ref('nginx', name)))} "
+      f"| {ratio(big_mbs(name), big_mbs(ref('direct', name)))} |")
+w("")
+
+w("### Targets (translating configurations)")
+w("")
+
+
+def verdict(ok, text):
+    return f"- {'**met**' if ok else '**missed**'}: {text}"
+
+
+for name in TRANSLATING:
+    a, b = rps("closed", name), rps("closed", ref("nginx", name))
+    w(verdict(a >= b, f"throughput ≥ nginx, {name}: {a:,.0f} vs {b:,.0f} req/s "
+              f"({a / b:.2f}x{'' if a >= b else f', short by {(1 - a / b) * 100:.0f} %'})."))
+for name in TRANSLATING:
+    added = med("rate", name, "p99_us") - med("rate", ref("direct", name), "p99_us")
+    w(verdict(added <= 250, f"p99 added ≤ 0.25 ms at half load, {name}: {added / 1000:.3f} ms"
+              f"{'' if added <= 250 else f' ({added / 250:.1f}x the budget)'}."))
+for name in TRANSLATING:
+    added = med("spaced", name, "p50_us") - med("spaced", ref("direct", name), "p50_us")
+    w(verdict(added <= 5, f"≤ 5 µs added per SSE event (median), {name}: {added:.1f} µs"
+              f"{'' if added <= 5 else f' ({added / 5:.1f}x the budget)'}."))
+def per_stream(name):
+    opened = med("open", name, "opened")
+    return (med("open", name, "rss_open_kib") - med("open", name, "rss_before_kib")) / opened if opened else float("nan")
+
+
+for name in TRANSLATING:
+    # One bridge process serves both callers of an agent, and the second set of streams it holds
+    # reuses memory the allocator kept from the first, so the larger of the two is the cost.
+    sibling = f"bridge-{upstream(name)}-{upstream(name)}"
+    per = max(per_stream(name), per_stream(sibling))
+    w(verdict(per <= 64, f"≤ 64 KiB RSS per idle open stream, {name}: {per:.1f} KiB"
+              f" (the larger of it and {sibling}, same process)"
+              f"{'' if per <= 64 else f' ({per / 64:.1f}x the budget)'}."))
+for name in TRANSLATING:
+    mbs = big_mbs(name)
+    w(verdict(mbs >= 1000, f"1 MiB parts ≥ 1 GB/s end to end, {name}: {mbs:,.0f} MB/s"
+              f"{'' if mbs >= 1000 else f' ({1000 / mbs:.1f}x short)'}."))
+
+report = "\n".join(out)
+print(report)
+
+if DOC != "-":
+    start, end = "<!-- e2e:start -->", "<!-- e2e:end -->"
+    rstart, rend = "<!-- e2e:results:start -->", "<!-- e2e:results:end -->"
+    text = open(DOC).read()
+    if start not in text or end not in text:
+        text = text.rstrip("\n") + f"\n\n{start}\n## End to end\n\n{rstart}\n{rend}\n{end}\n"
+    head, rest = text.split(start, 1)
+    section, tail = rest.split(end, 1)
+    if rstart not in section or rend not in section:
+        section = section.rstrip("\n") + f"\n\n{rstart}\n{rend}\n"
+    before, after = section.split(rstart, 1)
+    _, after = after.split(rend, 1)
+    section = f"{before}{rstart}\n{report}\n{rend}{after}"
+    open(DOC, "w").write(f"{head}{start}{section}{end}{tail}")
