@@ -2,10 +2,12 @@
 
 #![expect(clippy::unwrap_used, clippy::panic, reason = "tests fail by panicking")]
 
+mod check_card;
 mod config;
 mod demo;
 mod docs;
 mod end_to_end;
 mod gateway;
 mod process;
+mod reload;
 mod translate;

@@ -260,3 +260,120 @@ fn a_missing_ca_file_is_reported_with_its_path() {
         other => panic!("expected a CA file error, got {other:?}"),
     }
 }
+
+mod tls {
+    use std::path::PathBuf;
+    use std::sync::Arc;
+
+    use super::*;
+
+    /// A self-signed certificate for `127.0.0.1`, its PEM written to a fresh folder.
+    struct Identity {
+        certified: rcgen::CertifiedKey<rcgen::KeyPair>,
+        dir: PathBuf,
+    }
+
+    impl Identity {
+        fn new() -> Self {
+            static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+            let certified =
+                rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned()]).unwrap();
+            let dir = std::env::temp_dir().join(format!(
+                "bridge-upstream-tls-{}-{}",
+                std::process::id(),
+                NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+            ));
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("ca.pem"), certified.cert.pem()).unwrap();
+            Self { certified, dir }
+        }
+
+        fn ca_file(&self) -> PathBuf {
+            self.dir.join("ca.pem")
+        }
+    }
+
+    impl Drop for Identity {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+
+    /// The echo agent behind TLS with `identity`'s certificate, for the life of the test runtime.
+    async fn start_tls_agent(identity: &Identity) -> SocketAddr {
+        let chain = vec![identity.certified.cert.der().clone()];
+        let key = rustls::pki_types::PrivateKeyDer::try_from(
+            identity.certified.signing_key.serialize_der(),
+        )
+        .unwrap();
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_no_client_auth()
+            .with_single_cert(chain, key)
+            .unwrap();
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            loop {
+                let (stream, _) = listener.accept().await.unwrap();
+                let acceptor = acceptor.clone();
+                tokio::spawn(async move {
+                    // A client that rejects the certificate ends the handshake; nothing to serve.
+                    let Ok(stream) = acceptor.accept(stream).await else {
+                        return;
+                    };
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(TokioIo::new(stream), hyper::service::service_fn(agent))
+                        .await;
+                });
+            }
+        });
+        addr
+    }
+
+    fn post(addr: SocketAddr) -> UpstreamRequest {
+        let mut headers = http::HeaderMap::new();
+        headers.insert("x-test", http::HeaderValue::from_static("tls"));
+        UpstreamRequest {
+            method: http::Method::POST,
+            url: format!("https://{addr}/echo"),
+            headers,
+            body: Bytes::from_static(b"secret"),
+            deadline: UNARY,
+        }
+    }
+
+    #[tokio::test]
+    async fn an_https_agent_signed_by_the_extra_ca_file_is_reached() {
+        let identity = Identity::new();
+        let addr = start_tls_agent(&identity).await;
+        let upstream = ReqwestUpstream::new(ClientSettings {
+            extra_ca_file: Some(identity.ca_file()),
+            ..ClientSettings::default()
+        })
+        .unwrap();
+        let response = upstream.send(post(addr)).await.unwrap();
+        assert_eq!(response.status, 200);
+        let body: Vec<u8> = collect(response)
+            .await
+            .into_iter()
+            .flat_map(|chunk| chunk.unwrap().to_vec())
+            .collect();
+        assert_eq!(body, b"POST tls secret");
+    }
+
+    #[tokio::test]
+    async fn an_https_agent_with_an_untrusted_certificate_is_an_upstream_error() {
+        let identity = Identity::new();
+        let addr = start_tls_agent(&identity).await;
+        let error = upstream().send(post(addr)).await.unwrap_err();
+        assert!(matches!(error, UpstreamError::Connect(_)), "{error:?}");
+        assert!(
+            error.to_string().to_lowercase().contains("certificate"),
+            "the refusal names the certificate: {error}"
+        );
+    }
+}

@@ -1,0 +1,118 @@
+//! `a2a-bridge check-card URL`, run as a process against a local card server.
+
+use std::net::SocketAddr;
+use std::process::{Command, Output};
+use std::sync::Arc;
+
+use bridge_app::service::{Handler, InboundRequest, InboundResponse};
+use bytes::Bytes;
+use futures_util::future::BoxFuture;
+use serde_json::{Value, json};
+
+/// Serves one card at every path.
+#[derive(Debug)]
+struct CardServer {
+    card: Value,
+}
+
+impl Handler for CardServer {
+    fn handle(&self, _request: InboundRequest) -> BoxFuture<'static, InboundResponse> {
+        let mut response = http::Response::new(Bytes::from(self.card.to_string()));
+        response.headers_mut().insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static("application/json"),
+        );
+        Box::pin(std::future::ready(InboundResponse::Full(response)))
+    }
+}
+
+/// The demo agent's 0.3 card, signed (A2A 0.3 §5.5 `signatures`), on a loopback port.
+async fn signed_card_server() -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut card = a2a_bridge::demo::DemoAgent::listening_on(addr).card(false);
+    card["signatures"] = json!([{
+        "protected": "eyJhbGciOiJFUzI1NiJ9",
+        "signature": "c2lnbmF0dXJl",
+    }]);
+    tokio::spawn(bridge_server::run(
+        listener,
+        Arc::new(CardServer { card }) as Arc<dyn Handler>,
+        bridge_server::ServerConfig::default(),
+        std::future::pending(),
+    ));
+    addr
+}
+
+/// Runs `a2a-bridge check-card url` off the runtime's threads, so the card server keeps serving.
+async fn check_card(url: String) -> Output {
+    tokio::task::spawn_blocking(move || {
+        Command::new(env!("CARGO_BIN_EXE_a2a-bridge"))
+            .args(["check-card", &url])
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap()
+}
+
+/// The JSON document printed under `heading`, up to the next `---` heading.
+fn section(stdout: &str, heading: &str) -> Value {
+    let start = stdout
+        .find(heading)
+        .unwrap_or_else(|| panic!("{heading} missing from:\n{stdout}"))
+        + heading.len();
+    let rest = &stdout[start..];
+    let end = rest.find("\n---").unwrap_or(rest.len());
+    serde_json::from_str(rest[..end].trim()).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn check_card_shows_both_views_of_a_signed_0_3_card_and_names_the_dropped_signature() {
+    let addr = signed_card_server().await;
+    let output = check_card(format!("http://{addr}")).await;
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("the bridge would call the agent in A2A 0.3"),
+        "{stdout}"
+    );
+
+    let v1_0 = section(&stdout, "--- served to A2A 1.0 callers ---");
+    let interfaces = v1_0["supportedInterfaces"].as_array().unwrap();
+    assert_eq!(interfaces[0]["protocolVersion"], "1.0", "{v1_0}");
+    assert!(v1_0.get("signatures").is_none(), "{v1_0}");
+
+    let v0_3 = section(&stdout, "--- served to A2A 0.3 callers ---");
+    assert_eq!(v0_3["protocolVersion"], "0.3.0", "{v0_3}");
+    assert_eq!(v0_3["preferredTransport"], "JSONRPC", "{v0_3}");
+    assert!(v0_3["url"].is_string(), "{v0_3}");
+    assert!(v0_3.get("signatures").is_none(), "{v0_3}");
+
+    let dropped = &stdout[stdout.find("--- dropped ---").unwrap()..];
+    assert!(
+        dropped.contains("signature_dropped: signatures"),
+        "{dropped}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn check_card_against_a_url_nothing_serves_fails_naming_the_url() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    drop(listener);
+    let url = format!("http://{addr}/nowhere");
+    let output = check_card(url.clone()).await;
+    assert!(!output.status.success());
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains(&url), "{stderr}");
+    assert!(
+        output.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+}
