@@ -10,6 +10,7 @@
 
 #![expect(clippy::unwrap_used, reason = "tests fail by panicking")]
 
+mod architecture;
 mod properties;
 
 use std::collections::BTreeSet;
