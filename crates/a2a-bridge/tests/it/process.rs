@@ -190,3 +190,87 @@ impl Drop for Child {
         let _ = self.0.wait();
     }
 }
+
+/// Each edit is followed by SIGHUP; the file watcher may notice the edit first, and either
+/// path must keep a broken file out and take a good one in.
+#[test]
+fn a_reload_of_a_broken_file_keeps_the_running_configuration_and_names_the_line() {
+    let (bridge, demo, admin) = (free_port(), free_port(), free_port());
+    let base = format!(
+        "listen = \"127.0.0.1:{bridge}\"\nadmin = \"127.0.0.1:{admin}\"\n\
+         [upstream]\nurl = \"http://127.0.0.1:{demo}\"\n\
+         [server]\nshutdown_grace = \"1s\"\n[demo]\nenabled = true\nlisten = \"127.0.0.1:{demo}\"\n"
+    );
+    let path = temp_file("sighup.toml", &base);
+    let log = temp_file("sighup.log", "");
+    let child = Child(
+        binary()
+            .arg("--config")
+            .arg(&path)
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap(),
+    );
+    let wait_for = |port: u16, path: &str, wanted: &str| {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let answer = http_get(port, path);
+            if answer.contains(wanted) {
+                return answer;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{path} never showed {wanted:?}:\n{answer}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    wait_for(admin, "/readyz", "200 OK");
+    let hup = || {
+        let status = Command::new("kill")
+            .args(["-HUP", &child.0.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    };
+
+    std::fs::write(&path, format!("{base}[validation]\nstreaming = \"yes\"\n")).unwrap();
+    hup();
+    wait_for(
+        admin,
+        "/metrics",
+        "a2a_bridge_config_reloads_total{result=\"error\"}",
+    );
+    let card = http_get(bridge, "/.well-known/agent-card.json");
+    assert!(
+        card.contains("200 OK") && card.contains("demo agent"),
+        "{card}"
+    );
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let logged = loop {
+        let logged = std::fs::read_to_string(&log).unwrap();
+        if logged.contains("reload failed") || Instant::now() > deadline {
+            break logged;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    // `streaming = "yes"` is line 11 of the file written above.
+    assert!(
+        logged.contains("sighup.toml:11:"),
+        "the error names the file and line:\n{logged}"
+    );
+
+    std::fs::write(
+        &path,
+        format!("{base}[[routes]]\nname = \"second\"\nprefix = \"/second\"\n[routes.upstream]\nurl = \"http://127.0.0.1:{demo}\"\n"),
+    )
+    .unwrap();
+    hup();
+    wait_for(
+        bridge,
+        "/second/.well-known/agent-card.json",
+        &format!("http://127.0.0.1:{bridge}/second"),
+    );
+    drop(child);
+}
