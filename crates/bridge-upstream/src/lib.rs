@@ -45,7 +45,8 @@ pub struct ClientSettings {
     /// How long an idle pooled connection is kept. Keep it below the agent's own keep-alive
     /// timeout, so the bridge never reuses a connection the agent is closing.
     pub pool_idle_timeout: Duration,
-    /// A PEM file with extra CA certificates to trust, beside the built-in roots.
+    /// A PEM file with extra CA certificates to trust, beside the system store and the bundled
+    /// Mozilla roots.
     pub extra_ca_file: Option<PathBuf>,
 }
 
