@@ -20,6 +20,7 @@ pub mod sse;
 pub mod stream;
 pub mod upstream;
 pub mod validate;
+pub mod wire_support;
 
 pub use bridge::{Bridge, CallInfo, Codecs, LogLosses, Observer};
 pub use card::CardCache;

@@ -202,37 +202,7 @@ impl Serialize for Base64Out {
     }
 }
 
-/// Whether every byte of `bytes` is in the standard base64 alphabet or is `=`.
-///
-/// One pass without an early exit inside a 64-byte block, so the compiler vectorises it: a
-/// megabyte of base64 is checked at a fraction of a CPU cycle per byte.
-pub(crate) fn is_standard_base64(bytes: &[u8]) -> bool {
-    const fn allowed(b: u8) -> bool {
-        (b | 0x20).wrapping_sub(b'a') < 26
-            || b.wrapping_sub(b'0') < 10
-            || b == b'+'
-            || b == b'/'
-            || b == b'='
-    }
-    let mut blocks = bytes.chunks_exact(64);
-    let outside = blocks.by_ref().fold(0u8, |outside, block| {
-        outside | block.iter().fold(0u8, |o, &b| o | u8::from(!allowed(b)))
-    });
-    outside == 0 && blocks.remainder().iter().all(|&b| allowed(b))
-}
-
-/// The total length of the parts' text, base64 and URLs: most of an encoded message's size.
-pub(crate) fn parts_size(parts: &[Part]) -> usize {
-    parts
-        .iter()
-        .map(|part| match &part.content {
-            PartContent::Text(text) | PartContent::Raw(text) | PartContent::Url(text) => {
-                text.len() + 64
-            }
-            PartContent::Data(_) => 256,
-        })
-        .sum()
-}
+pub(crate) use bridge_app::wire_support::{is_standard_base64, parts_size};
 
 impl MessageOut {
     /// Moves `message` into its wire form.
