@@ -112,6 +112,22 @@ fn validate_config_exits_0_for_a_good_file_and_2_with_the_line_for_a_bad_one() {
     );
 }
 
+/// Polls `path` until its answer contains `wanted`, for at most 15 s.
+fn wait_for(port: u16, path: &str, wanted: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let answer = http_get(port, path);
+        if answer.contains(wanted) {
+            return answer;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{path} never showed {wanted:?}:\n{answer}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 fn http_get(port: u16, path: &str) -> String {
     use std::io::{Read as _, Write as _};
     let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
@@ -144,20 +160,6 @@ fn a_changed_file_is_reloaded_without_a_signal() {
             .spawn()
             .unwrap(),
     );
-    let wait_for = |port: u16, path: &str, wanted: &str| {
-        let deadline = Instant::now() + Duration::from_secs(15);
-        loop {
-            let answer = http_get(port, path);
-            if answer.contains(wanted) {
-                return answer;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "{path} never showed {wanted:?}:\n{answer}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    };
     wait_for(admin, "/readyz", "200 OK");
     // Before the reload the default route at `/` serves every path, with its own URL.
     let card = http_get(bridge, "/second/.well-known/agent-card.json");
@@ -212,20 +214,6 @@ fn a_reload_of_a_broken_file_keeps_the_running_configuration_and_names_the_line(
             .spawn()
             .unwrap(),
     );
-    let wait_for = |port: u16, path: &str, wanted: &str| {
-        let deadline = Instant::now() + Duration::from_secs(15);
-        loop {
-            let answer = http_get(port, path);
-            if answer.contains(wanted) {
-                return answer;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "{path} never showed {wanted:?}:\n{answer}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    };
     wait_for(admin, "/readyz", "200 OK");
     let hup = || {
         let status = Command::new("kill")
