@@ -1,13 +1,47 @@
 //! Hot-path helpers both revision codecs share, kept here so neither codec names the other.
 //!
-//! Both revisions carry inline file content as standard base64 text (0.3 `file.bytes`, 1.0
-//! `raw`). Checking that text once, with a scan the compiler vectorises, lets an encoder write it
-//! between quotes without `serde_json`'s per-byte escape lookup — the largest cost of translating a
-//! message with a large inline file.
+//! # Why the codecs read and write JSON with `sonic-rs`
+//!
+//! A translation reads every string of a fragment and writes it again, so its cost is mostly
+//! string scanning: finding the closing quote and checking UTF-8 on the way in, looking for bytes
+//! that need an escape on the way out. `serde_json` does both one byte at a time; `sonic-rs`
+//! does them sixteen or thirty-two bytes at a time, with the same serde data model, so the wire
+//! types and their derives stay as they are. That is what lets a translation beat a plain
+//! `serde_json::Value` round trip of the same document, and a megabyte of inline base64 pass at
+//! memory speed (docs/benchmarks.md).
+//!
+//! `serde_json` stays the authority on what is valid: [`decode`] answers `None` for anything
+//! `sonic-rs` refuses, and the codec then decodes the fragment with `serde_json`, whose answer
+//! (the value, or the error the caller sees) is the one given. The fast path only ever adds
+//! speed. Tests below prove both libraries write the same bytes, and that the fast reader reads
+//! back exactly what was written (where `serde_json` may round the last digit of a float the other
+//! way, the fast reader rounds correctly) and accepts nothing `serde_json` refuses.
 
 use bridge_ir::{Part, PartContent};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 
-/// Whether every byte of `bytes` is in the standard base64 alphabet or is `=`.
+/// Decodes one JSON document as `T` on the fast path, or `None` when it does not decode there
+/// (the caller then asks `serde_json`, for the value or for the error).
+#[must_use]
+pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Option<T> {
+    sonic_rs::from_slice(bytes).ok()
+}
+
+/// Serialises `value` as compact JSON into a buffer of at least `size_hint` bytes, so a large
+/// fragment is not grown by doubling. A wire type (strings, numbers, booleans, `serde_json`
+/// values with string keys) always serialises; should one ever fail, the output is `null`.
+#[must_use]
+pub fn encode<T: Serialize + ?Sized>(value: &T, size_hint: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(size_hint.max(128));
+    match sonic_rs::to_writer(&mut out, value) {
+        Ok(()) => out,
+        Err(_) => b"null".to_vec(),
+    }
+}
+
+/// Whether every byte of `bytes` is in the standard base64 alphabet or is `=`: the check that
+/// lets the 1.0 encoder hand inline file text on without rewriting it.
 ///
 /// One pass without an early exit inside a 64-byte block, so the compiler vectorises it: a
 /// megabyte of base64 is checked at a fraction of a CPU cycle per byte.
@@ -44,7 +78,82 @@ pub fn parts_size(parts: &[Part]) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::is_standard_base64;
+    #![expect(clippy::unwrap_used, reason = "a failed unwrap is a failed test")]
+
+    use super::{decode, encode, is_standard_base64};
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    /// Any JSON value: every escape class in strings (controls, quotes, backslashes, non-ASCII,
+    /// long runs), integers at both ends of their ranges, floats, nesting.
+    fn any_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(Value::from),
+            "(?s).{0,200}".prop_map(Value::String),
+            "[\\u{0}-\\u{7f}\"\\\\]{0,48}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 48, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                prop::collection::btree_map("(?s).{0,12}", inner, 0..6)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn the_fast_writer_writes_every_value_byte_for_byte_as_serde_json_does(value in any_value()) {
+            prop_assert_eq!(
+                String::from_utf8(encode(&value, 0)).unwrap(),
+                serde_json::to_string(&value).unwrap()
+            );
+        }
+
+        // Exactly the value written, floats included: `serde_json`'s own reader may land one
+        // unit in the last place off on a float, the fast reader rounds correctly.
+        #[test]
+        fn the_fast_reader_reads_back_exactly_what_serde_json_wrote(value in any_value()) {
+            let text = serde_json::to_string(&value).unwrap();
+            prop_assert_eq!(decode::<Value>(text.as_bytes()), Some(value));
+        }
+
+        #[test]
+        fn the_fast_reader_accepts_nothing_serde_json_refuses(bytes in prop::collection::vec(any::<u8>(), 0..64)) {
+            if decode::<Value>(&bytes).is_some() {
+                prop_assert!(serde_json::from_slice::<Value>(&bytes).is_ok(), "{:?}", String::from_utf8_lossy(&bytes));
+            }
+        }
+    }
+
+    #[test]
+    fn malformed_documents_are_left_to_serde_json() {
+        for bad in [
+            &b"{"[..],
+            b"{\"a\":1,}",
+            b"[1,]",
+            b"\"\\ud800\"",
+            b"\"\xff\"",
+            b"01",
+            b"1 2",
+            b"\"a\x01\"",
+            b"nul",
+        ] {
+            assert_eq!(
+                decode::<Value>(bad),
+                None,
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+            assert!(serde_json::from_slice::<Value>(bad).is_err());
+        }
+    }
 
     #[test]
     fn only_the_standard_alphabet_and_padding_pass_in_every_block_position() {

@@ -7,6 +7,11 @@
 //!
 //! Group names are `<case>.<source>-to-<target>`, functions `bridge` and `value_round_trip`.
 
+// The allocator the bridge binary runs with (crates/a2a-bridge/src/main.rs), so both the
+// translation and the baseline are timed as the bridge would run them.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::hint::black_box;
 use std::time::Duration;
 

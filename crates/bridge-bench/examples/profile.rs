@@ -5,6 +5,11 @@
 //! revision into the other one `iterations` times, or with `baseline` runs the
 //! `serde_json::Value` round trip instead.
 
+// The allocator the bridge binary runs with (crates/a2a-bridge/src/main.rs), so both the
+// translation and the baseline are timed as the bridge would run them.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::hint::black_box;
 use std::process::ExitCode;
 

@@ -107,7 +107,13 @@ impl Losses {
 }
 
 /// Decodes `bytes` as `T`, naming the failing member under `root` on error.
+///
+/// The fast reader goes first; a fragment it refuses is decoded by `serde_json`, whose answer
+/// stands (see `bridge_app::wire_support`).
 pub(crate) fn decode<T: DeserializeOwned>(bytes: &[u8], root: &str) -> Result<T, DecodeError> {
+    if let Some(value) = bridge_app::wire_support::decode(bytes) {
+        return Ok(value);
+    }
     match serde_json::from_slice(bytes) {
         Ok(value) => Ok(value),
         Err(fast) => {
@@ -132,15 +138,9 @@ pub(crate) fn encode<T: serde::Serialize>(value: &T) -> Vec<u8> {
 }
 
 /// [`encode`] into a buffer that starts at `size_hint` bytes (the size of the decoded input is
-/// a good guess), so a large fragment is not grown by doubling from `serde_json`'s 128 bytes.
+/// a good guess), so a large fragment is not grown by doubling.
 pub(crate) fn encode_sized<T: serde::Serialize>(value: &T, size_hint: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(size_hint.max(128));
-    // Wire types hold only strings, numbers, booleans, `serde_json` values and maps with string
-    // keys, none of which can fail to serialise into a `Vec`.
-    match serde_json::to_writer(&mut out, value) {
-        Ok(()) => out,
-        Err(_) => Vec::new(),
-    }
+    bridge_app::wire_support::encode(value, size_hint)
 }
 
 #[cfg(test)]

@@ -28,20 +28,18 @@
 //! An object under `value` is left wrapped on decode: the encoder never wraps objects, so
 //! unwrapping one could not be undone.
 //!
-//! # Why `file.bytes` is spliced, not serialised as a string
+//! # Why `file.bytes` is a plain string
 //!
-//! Text in the standard base64 alphabet (`A-Z a-z 0-9 + / =`) never needs a JSON escape, yet
-//! `serde_json` looks every byte of a string up in its escape table on the way out, which costs
-//! more than everything else the codec does to a large file part. One vectorised scan proves the
-//! text needs no escape, and it is then written as a raw JSON fragment (`"` + text + `"`).
+//! The base64 text is moved from the decoder's string into the IR and back out, never decoded
+//! or copied on the way; the JSON writer (`bridge_app::wire_support::encode`) checks it for
+//! escapes sixteen bytes at a time, so a megabyte of it costs about a memory copy.
 
 use std::borrow::Cow;
 
 use bridge_app::codec::DecodeError;
 use bridge_ir::{JsonObject, LossKind, Message, Part, PartContent, Role};
-use serde::{Deserialize, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 use crate::path::{Losses, Path};
 
@@ -175,11 +173,7 @@ pub(crate) struct WirePart {
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct WireFile {
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "spliced_base64"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     bytes: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     uri: Option<String>,
@@ -189,30 +183,7 @@ struct WireFile {
     name: Option<String>,
 }
 
-/// Writes base64 text without the per-byte escape lookup when every byte is in the standard
-/// alphabet, and as an ordinary (escaped) string otherwise.
-#[expect(
-    clippy::ref_option,
-    reason = "serde's `serialize_with` hands the field over by reference"
-)]
-fn spliced_base64<S: Serializer>(bytes: &Option<String>, serializer: S) -> Result<S::Ok, S::Error> {
-    let Some(text) = bytes else {
-        return serializer.serialize_none();
-    };
-    if is_standard_base64(text.as_bytes()) {
-        let mut json = String::with_capacity(text.len() + 2);
-        json.push('"');
-        json.push_str(text);
-        json.push('"');
-        // Base64 text between quotes is always a valid JSON string.
-        if let Ok(raw) = RawValue::from_string(json) {
-            return raw.serialize(serializer);
-        }
-    }
-    serializer.serialize_str(text)
-}
-
-pub(crate) use bridge_app::wire_support::{is_standard_base64, parts_size};
+pub(crate) use bridge_app::wire_support::parts_size;
 
 impl WireMessage {
     /// Moves the message into the IR.

@@ -18,18 +18,9 @@
 //! re-encoded or copied. Only text a strict decoder would refuse (base64url `-`/`_`, embedded
 //! whitespace, which 0.3 producers sometimes send) is rewritten to standard base64, after a
 //! single byte scan that finds nothing in the common case.
-//!
-//! # Why `raw` is spliced, not serialised as a string
-//!
-//! Text in the standard base64 alphabet (`A-Z a-z 0-9 + / =`) never needs a JSON escape, yet
-//! `serde_json` looks every byte of a string up in its escape table on the way out, which costs
-//! more than everything else the codec does to a large file part. The scan that decides whether
-//! the text needs a rewrite also proves it needs no escape, so such text is written as a raw JSON
-//! fragment (`"` + text + `"`) instead.
 
 use bridge_ir::{JsonObject, LossKind, Message, Part, PartContent, Role};
-use serde::{Deserialize, Serialize, Serializer};
-use serde_json::value::RawValue;
+use serde::{Deserialize, Serialize};
 
 use super::enums::{WireRole, role_name};
 use super::{non_empty, non_empty_vec, present};
@@ -151,7 +142,7 @@ pub(crate) struct PartOut {
     #[serde(skip_serializing_if = "Option::is_none")]
     text: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    raw: Option<Base64Out>,
+    raw: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     url: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -162,44 +153,6 @@ pub(crate) struct PartOut {
     filename: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     media_type: Option<String>,
-}
-
-/// Base64 text as encoded: a ready JSON string when the text needs no escape, else the text.
-#[derive(Debug)]
-pub(crate) enum Base64Out {
-    /// `"` + text + `"`, written as it is.
-    Spliced(Box<RawValue>),
-    /// Text with a byte outside the base64 alphabet, written as an escaped JSON string.
-    Text(String),
-}
-
-impl Base64Out {
-    /// The wire form of `text`, which is in the standard alphabet when `standard` says so.
-    fn new(text: String, standard: bool) -> Self {
-        if !standard {
-            return Self::Text(text);
-        }
-        let mut json = String::with_capacity(text.len() + 2);
-        json.push('"');
-        json.push_str(&text);
-        json.push('"');
-        drop(text);
-        // Base64 text between quotes is always a valid JSON string, so this does not fail; the
-        // text is kept as a plain string should it ever.
-        match RawValue::from_string(json) {
-            Ok(raw) => Self::Spliced(raw),
-            Err(_) => Self::Text(String::new()),
-        }
-    }
-}
-
-impl Serialize for Base64Out {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Self::Spliced(raw) => raw.serialize(serializer),
-            Self::Text(text) => serializer.serialize_str(text),
-        }
-    }
 }
 
 pub(crate) use bridge_app::wire_support::{is_standard_base64, parts_size};
@@ -241,22 +194,14 @@ impl PartOut {
         };
         match part.content {
             PartContent::Text(text) => out.text = Some(text),
-            PartContent::Raw(raw) => out.raw = Some(raw_out(raw, &at.field("raw"), losses)),
+            PartContent::Raw(raw) => {
+                out.raw = Some(standard_base64(raw, &at.field("raw"), losses));
+            }
             PartContent::Url(url) => out.url = Some(url),
             PartContent::Data(data) => out.data = Some(data),
         }
         out
     }
-}
-
-/// `raw` as encoded: [`standard_base64`], spliced when it is all base64.
-fn raw_out(text: String, at: &Path<'_>, losses: &mut Losses) -> Base64Out {
-    if is_standard_base64(text.as_bytes()) {
-        return Base64Out::new(text, true);
-    }
-    let text = standard_base64(text, at, losses);
-    let standard = is_standard_base64(text.as_bytes());
-    Base64Out::new(text, standard)
 }
 
 /// The base64 text in the standard alphabet `ProtoJSON` `bytes` requires, padded. Text already
