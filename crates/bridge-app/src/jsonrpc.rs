@@ -26,16 +26,37 @@ use bridge_ir::{ErrorCode, RequestId, RpcError};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-/// One member's value as it appears in the body: valid JSON and valid UTF-8, without the
-/// whitespace around it.
+/// One member's value as it appears in the body, valid UTF-8, without the whitespace around it.
+///
+/// From [`parse_request`] and [`parse_response`] it is always valid JSON. From
+/// [`parse_request_lazy`] and [`parse_response_lazy`] the payload member may be unchecked (see
+/// [`RawJson::is_checked`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RawJson<'a>(&'a str);
+pub struct RawJson<'a> {
+    text: &'a str,
+    checked: bool,
+}
 
 impl<'a> RawJson<'a> {
+    const fn checked(text: &'a str) -> Self {
+        Self {
+            text,
+            checked: true,
+        }
+    }
+
     /// The JSON text.
     #[must_use]
     pub const fn get(self) -> &'a str {
-        self.0
+        self.text
+    }
+
+    /// Whether the text was proved to be one JSON value. An unchecked payload is the rest of the
+    /// body up to its closing brace: it is the member's value exactly when it decodes as one JSON
+    /// value, and the codec that decodes it proves that (or fails).
+    #[must_use]
+    pub const fn is_checked(self) -> bool {
+        self.checked
     }
 }
 
@@ -94,6 +115,8 @@ struct Members<'a> {
     params: Option<&'a str>,
     result: Option<&'a str>,
     error: Option<&'a str>,
+    /// The payload (`params`, `result` or `error`) was taken as the rest of the body, unchecked.
+    unchecked: bool,
 }
 
 impl<'a> From<RawEnvelope<'a>> for Members<'a> {
@@ -105,13 +128,32 @@ impl<'a> From<RawEnvelope<'a>> for Members<'a> {
             params: raw.params.0.map(RawValue::get),
             result: raw.result.0.map(RawValue::get),
             error: raw.error.0.map(RawValue::get),
+            unchecked: false,
         }
     }
 }
 
 /// Reads the envelope object: with [`scan`] when it can, else with `serde_json`.
 fn read_members(body: &[u8]) -> Result<Members<'_>, serde_json::Error> {
-    match scan::members(body) {
+    match scan::members(body, None) {
+        Some(members) => Ok(members),
+        None => read_members_with_serde(body),
+    }
+}
+
+/// [`read_members`], taking a last `params` member without reading it (see
+/// [`parse_request_lazy`]).
+fn read_request_members_lazy(body: &[u8]) -> Result<Members<'_>, serde_json::Error> {
+    match scan::members(body, Some(scan::Payload::Params)) {
+        Some(members) => Ok(members),
+        None => read_members_with_serde(body),
+    }
+}
+
+/// [`read_members`], taking a last `result` or `error` member without reading it (see
+/// [`parse_response_lazy`]).
+fn read_response_members_lazy(body: &[u8]) -> Result<Members<'_>, serde_json::Error> {
+    match scan::members(body, Some(scan::Payload::Outcome)) {
         Some(members) => Ok(members),
         None => read_members_with_serde(body),
     }
@@ -152,6 +194,22 @@ fn read_id(text: &str) -> Option<RequestId> {
 /// that are neither an object nor absent.
 pub fn parse_request(body: &[u8]) -> Result<RequestEnvelope<'_>, EnvelopeError> {
     parse_request_with(body, read_members)
+}
+
+/// [`parse_request`] without reading `params` when they are the last member (as every SDK writes
+/// them): `params` are then the rest of the body up to its closing brace, unchecked
+/// ([`RawJson::is_checked`]), and the codec's decode of them is the only pass over their bytes.
+///
+/// The answer is [`parse_request`]'s whenever the params decode as one JSON value. A caller that
+/// gets unchecked params must, when their decode fails or when it refuses the call before
+/// decoding them, read the body again with [`parse_request`] and go by that answer: a body that
+/// is not JSON is then a parse error, however it was refused first.
+///
+/// # Errors
+///
+/// As [`parse_request`].
+pub fn parse_request_lazy(body: &[u8]) -> Result<RequestEnvelope<'_>, EnvelopeError> {
+    parse_request_with(body, read_request_members_lazy).or_else(|_| parse_request(body))
 }
 
 /// A reader of the envelope object's members.
@@ -216,7 +274,10 @@ fn parse_request_with(
     };
     let params = match raw.params {
         Some("null") | None => None,
-        Some(value) if value.starts_with('{') => Some(RawJson(value)),
+        Some(text) if text.starts_with('{') => Some(RawJson {
+            text,
+            checked: !raw.unchecked,
+        }),
         Some(_) => {
             return Err(EnvelopeError {
                 id,
@@ -255,6 +316,17 @@ pub fn parse_response(body: &[u8]) -> Result<ResponseEnvelope<'_>, String> {
     parse_response_with(body, read_members)
 }
 
+/// [`parse_response`] without reading `result` or `error` when it is the last member; the same
+/// contract as [`parse_request_lazy`]: on a decode failure of an unchecked outcome, or before
+/// refusing the answer for anything else, read the body again with [`parse_response`].
+///
+/// # Errors
+///
+/// As [`parse_response`].
+pub fn parse_response_lazy(body: &[u8]) -> Result<ResponseEnvelope<'_>, String> {
+    parse_response_with(body, read_response_members_lazy).or_else(|_| parse_response(body))
+}
+
 fn parse_response_with(body: &[u8], read: ReadMembers) -> Result<ResponseEnvelope<'_>, String> {
     let raw = read(body).map_err(|e| format!("the answer is not a JSON-RPC object: {e}"))?;
     if raw.jsonrpc != Some("\"2.0\"") {
@@ -264,14 +336,18 @@ fn parse_response_with(body: &[u8], read: ReadMembers) -> Result<ResponseEnvelop
         None => RequestId::Null,
         Some(value) => read_id(value).ok_or("the answer's `id` is not a string, number or null")?,
     };
+    let payload = |text| RawJson {
+        text,
+        checked: !raw.unchecked,
+    };
     let outcome = match (raw.result, raw.error) {
-        (Some(result), None) => Ok(RawJson(result)),
-        (None, Some(error)) => Err(RawJson(error)),
+        (Some(result), None) => Ok(payload(result)),
+        (None, Some(error)) => Err(payload(error)),
         (Some(_), Some(_)) => return Err("the answer has both `result` and `error`".to_owned()),
         // The 0.3 Python SDK server drops a `null` result (`exclude_none`), so an answer to
         // `tasks/pushNotificationConfig/delete` arrives with neither member. Reading it as
         // `null` lets the method's codec decide whether `null` is a valid result.
-        (None, None) => Ok(RawJson("null")),
+        (None, None) => Ok(RawJson::checked("null")),
     };
     Ok(ResponseEnvelope { id, outcome })
 }
@@ -344,7 +420,13 @@ mod scan {
     pub(super) const MAX_DEPTH: usize = 1024;
 
     /// The members of the top-level object in `body`, or `None` (see the module docs).
-    pub(super) fn members(body: &[u8]) -> Option<Members<'_>> {
+    ///
+    /// With a `lazy` payload, that member (`params` of a request; `result` or `error` of a
+    /// response), when its value opens an object (or, for `result`, an array) and it follows
+    /// `jsonrpc` and `id` (and `method`, for `params`), is taken to be the last member: its
+    /// value is the rest of the body up to the closing brace, when that ends with the matching
+    /// bracket, and is not read.
+    pub(super) fn members(body: &[u8], lazy: Option<Payload>) -> Option<Members<'_>> {
         let mut scanner = Scanner { body, at: 0 };
         let mut members = Members::default();
         scanner.whitespace();
@@ -359,6 +441,21 @@ mod scan {
                 scanner.eat(b':')?;
                 scanner.whitespace();
                 let start = scanner.at;
+                if let Some(payload) = lazy
+                    && let Some(end) = deferred_payload(body, payload, key, start, &members)
+                {
+                    let text = std::str::from_utf8(body.get(start..end)?).ok()?;
+                    let slot = match key {
+                        b"params" => &mut members.params,
+                        b"result" => &mut members.result,
+                        _ => &mut members.error,
+                    };
+                    if slot.replace(text).is_some() {
+                        return None;
+                    }
+                    members.unchecked = true;
+                    return Some(members);
+                }
                 scanner.value()?;
                 let slot = match key {
                     b"jsonrpc" => Some(&mut members.jsonrpc),
@@ -389,6 +486,51 @@ mod scan {
         }
         scanner.whitespace();
         (scanner.at == body.len()).then_some(members)
+    }
+
+    /// The member a lazy read leaves to the codec.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub(super) enum Payload {
+        /// A request's `params`.
+        Params,
+        /// A response's `result` or `error`.
+        Outcome,
+    }
+
+    /// Where the value of a payload member starting at `start` ends, if it is taken to be the
+    /// last member (see [`members`]).
+    fn deferred_payload(
+        body: &[u8],
+        payload: Payload,
+        key: &[u8],
+        start: usize,
+        seen: &Members<'_>,
+    ) -> Option<usize> {
+        let opening = *body.get(start)?;
+        let closing = match (payload, key, opening) {
+            (Payload::Params, b"params", b'{') | (Payload::Outcome, b"result" | b"error", b'{') => {
+                b'}'
+            }
+            (Payload::Outcome, b"result", b'[') => b']',
+            _ => return None,
+        };
+        let envelope_read = seen.jsonrpc.is_some()
+            && seen.id.is_some()
+            && (payload == Payload::Outcome || seen.method.is_some());
+        if !envelope_read {
+            return None;
+        }
+        let last = body.iter().rposition(|b| !is_whitespace(*b))?;
+        if body.get(last) != Some(&b'}') {
+            return None;
+        }
+        let end = body.get(..last)?.iter().rposition(|b| !is_whitespace(*b))? + 1;
+        (end > start + 1 && body.get(end - 1) == Some(&closing)).then_some(end)
+    }
+
+    /// JSON whitespace (RFC 8259 §2: space, tab, line feed, carriage return).
+    const fn is_whitespace(byte: u8) -> bool {
+        matches!(byte, b' ' | b'\n' | b'\t' | b'\r')
     }
 
     struct Scanner<'a> {
@@ -579,17 +721,46 @@ mod scan {
         }
     }
 
-    /// Strings shorter than this (keys, ids, enum names: most strings of a document) are
-    /// searched byte by byte, which is quicker than setting up `memchr` for them.
-    const SHORT: usize = 32;
+    /// The first this-many bytes of a string (keys, ids, enum names: most strings of a document
+    /// end within them) are searched eight at a time in a machine word; `memchr` takes over for
+    /// the rest of a longer string.
+    const SHORT: usize = 64;
+
+    /// Bytes of a word with the high bit set where the byte is `"`, `\\` or below 0x20. Bits
+    /// above the lowest match may be set spuriously (a borrow carries into the next byte), so
+    /// only the lowest set bit is meaningful.
+    const fn specials(word: u64) -> u64 {
+        const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+        const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+        const fn zero_bytes(x: u64) -> u64 {
+            x.wrapping_sub(ONES) & !x & HIGH
+        }
+        let quote = zero_bytes(word ^ u64::from_ne_bytes([b'"'; 8]));
+        let backslash = zero_bytes(word ^ u64::from_ne_bytes([b'\\'; 8]));
+        let control = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
+        quote | backslash | control
+    }
 
     /// The length of the run of string content at the start of `rest`, up to the first `"` or
     /// `\\`; `None` when there is none or the run holds a control byte.
     fn string_run(rest: &[u8]) -> Option<usize> {
         let head = rest.get(..rest.len().min(SHORT))?;
-        for (i, &b) in head.iter().enumerate() {
+        let mut words = head.chunks_exact(8);
+        let mut offset = 0;
+        for chunk in words.by_ref() {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            let found = specials(u64::from_le_bytes(word));
+            if found != 0 {
+                // Little-endian: the lowest set bit is the first special byte.
+                let at = offset + (found.trailing_zeros() / 8) as usize;
+                return (*rest.get(at)? >= 0x20).then_some(at);
+            }
+            offset += 8;
+        }
+        for (i, &b) in words.remainder().iter().enumerate() {
             match b {
-                b'"' | b'\\' => return Some(i),
+                b'"' | b'\\' => return Some(offset + i),
                 0..0x20 => return None,
                 _ => {}
             }
@@ -609,6 +780,54 @@ mod scan {
             found | block.iter().fold(0u8, |f, &b| f | u8::from(b < 0x20))
         });
         found != 0 || blocks.remainder().iter().any(|&b| b < 0x20)
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use proptest::prelude::*;
+
+        /// `string_run` one byte at a time, as the JSON grammar reads it.
+        fn reference(rest: &[u8]) -> Option<usize> {
+            for (i, &b) in rest.iter().enumerate() {
+                match b {
+                    b'"' | b'\\' => return Some(i),
+                    0..0x20 => return None,
+                    _ => {}
+                }
+            }
+            None
+        }
+
+        proptest! {
+            #[test]
+            fn the_word_at_a_time_search_finds_what_a_byte_at_a_time_search_finds(
+                bytes in prop::collection::vec(
+                    prop_oneof![4 => 0x20u8..0x7f, 1 => any::<u8>(), 1 => Just(b'"'), 1 => Just(b'\\')],
+                    0..160,
+                )
+            ) {
+                prop_assert_eq!(super::string_run(&bytes), reference(&bytes));
+            }
+        }
+
+        #[test]
+        fn a_special_byte_is_found_at_every_position_of_a_word() {
+            for special in [b'"', b'\\', 0x00, 0x1f] {
+                for at in 0..100 {
+                    let mut bytes = vec![b'a'; 100];
+                    bytes[at] = special;
+                    // Bytes just above a special one, where a borrow could show a false match.
+                    if at + 1 < bytes.len() {
+                        bytes[at + 1] = 0x21;
+                    }
+                    assert_eq!(
+                        super::string_run(&bytes),
+                        reference(&bytes),
+                        "{special:#x} at {at}"
+                    );
+                }
+            }
+        }
     }
 }
 
@@ -740,19 +959,58 @@ mod tests {
     #[test]
     fn plain_envelopes_are_read_by_the_scanner_and_unusual_ones_by_serde_json() {
         let request = br#" {"jsonrpc":"2.0","id":"r-1","method":"SendMessage","params":{"message":{"parts":[{"raw":"aGk=","n":-1.5e3},{"text":"\u00e9\n"}],"ok":[true,false,null,{}]}}} "#;
-        let members = scan::members(request).unwrap();
+        let members = scan::members(request, None).unwrap();
         assert_eq!(members.id, Some("\"r-1\""));
         assert!(members.params.unwrap().ends_with("{}]}}"));
         let response = br#"{"jsonrpc":"2.0","result":{"task":{"id":"t"}},"id":7}"#;
         assert_eq!(
-            scan::members(response).unwrap().result,
+            scan::members(response, None).unwrap().result,
             Some(r#"{"task":{"id":"t"}}"#)
         );
         // An escaped key, a member given twice and a trailing comma go to serde_json.
-        assert!(scan::members(br#"{"par\u0061ms":{}}"#).is_none());
-        assert!(scan::members(br#"{"id":1,"id":2}"#).is_none());
-        assert!(scan::members(br#"{"id":[1,]}"#).is_none());
+        assert!(scan::members(br#"{"par\u0061ms":{}}"#, None).is_none());
+        assert!(scan::members(br#"{"id":1,"id":2}"#, None).is_none());
+        assert!(scan::members(br#"{"id":[1,]}"#, None).is_none());
         assert!(read_members(br#"{"id":1,"id":2}"#).is_err());
+    }
+
+    #[test]
+    fn a_last_payload_is_left_unread_by_the_lazy_reader_and_anything_else_is_read() {
+        let request = br#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"} }"#;
+        let lazy = parse_request_lazy(request).unwrap().params.unwrap();
+        assert!(!lazy.is_checked());
+        assert_eq!(lazy.get(), r#"{"id":"t"}"#);
+        assert!(parse_request(request).unwrap().params.unwrap().is_checked());
+        // Not last, or before `method`: read as usual.
+        for body in [
+            &br#"{"jsonrpc":"2.0","id":1,"params":{"id":"t"},"method":"GetTask"}"#[..],
+            br#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"},"x":1}"#,
+        ] {
+            let params = parse_request_lazy(body).unwrap().params.unwrap();
+            assert!(params.is_checked());
+            assert_eq!(params.get(), r#"{"id":"t"}"#);
+        }
+        // A lazily taken payload that is not one value is what the caller finds out by decoding.
+        let trailing = br#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"a":1},"b":{}}"#;
+        let params = parse_request_lazy(trailing).unwrap().params.unwrap();
+        assert!(!params.is_checked());
+        assert!(serde_json::from_str::<serde_json::Value>(params.get()).is_err());
+        assert_eq!(
+            parse_request(trailing).unwrap().params.unwrap().get(),
+            r#"{"a":1}"#
+        );
+        let response = br#"{"jsonrpc":"2.0","id":"x","result":[{"id":"c"}]}"#;
+        let outcome = parse_response_lazy(response).unwrap().outcome.unwrap();
+        assert!(!outcome.is_checked());
+        assert_eq!(outcome.get(), r#"[{"id":"c"}]"#);
+        let error = br#"{"jsonrpc":"2.0","id":"x","error":{"code":-1,"message":"m"}}"#;
+        assert!(
+            !parse_response_lazy(error)
+                .unwrap()
+                .outcome
+                .unwrap_err()
+                .is_checked()
+        );
     }
 
     mod agrees_with_serde_json {
@@ -761,8 +1019,8 @@ mod tests {
         use proptest::prelude::*;
 
         use super::super::{
-            parse_request, parse_request_with, parse_response, parse_response_with, read_members,
-            read_members_with_serde,
+            RawJson, parse_request, parse_request_lazy, parse_request_with, parse_response,
+            parse_response_lazy, parse_response_with, read_members, read_members_with_serde,
         };
 
         /// A JSON value as text, with the spellings a scanner can get wrong (escapes, numbers
@@ -902,6 +1160,54 @@ mod tests {
                 }
                 (Err(fast), Err(slow)) => assert_eq!(fast, slow, "{shown:?}"),
                 (fast, slow) => panic!("{shown:?}: {fast:?} but serde_json reads {slow:?}"),
+            }
+            lazy_agrees(body);
+        }
+
+        /// What a codec does to an unchecked payload: decode it as exactly one JSON value.
+        fn decodes(payload: RawJson<'_>) -> bool {
+            payload.is_checked()
+                || serde_json::from_str::<serde::de::IgnoredAny>(payload.get()).is_ok()
+        }
+
+        /// The lazy readers, followed by the contract their callers keep (an unchecked payload
+        /// that does not decode sends the caller back to the strict reader), answer what the
+        /// strict readers answer.
+        fn lazy_agrees(body: &[u8]) {
+            let shown = String::from_utf8_lossy(body);
+            let request = match parse_request_lazy(body) {
+                Ok(lazy) if !lazy.params.is_none_or(decodes) => parse_request(body),
+                other => other,
+            };
+            match (request, parse_request(body)) {
+                (Ok(lazy), Ok(strict)) => assert_eq!(
+                    (lazy.id, lazy.method, lazy.params.map(RawJson::get)),
+                    (strict.id, strict.method, strict.params.map(RawJson::get)),
+                    "{shown:?}"
+                ),
+                (Err(lazy), Err(strict)) => assert_eq!(lazy, strict, "{shown:?}"),
+                (lazy, strict) => panic!("{shown:?}: lazily {lazy:?}, strictly {strict:?}"),
+            }
+            let response = match parse_response_lazy(body) {
+                Ok(lazy) if !decodes(lazy.outcome.unwrap_or_else(|error| error)) => {
+                    parse_response(body)
+                }
+                other => other,
+            };
+            match (response, parse_response(body)) {
+                (Ok(lazy), Ok(strict)) => assert_eq!(
+                    (
+                        lazy.id,
+                        lazy.outcome.map(RawJson::get).map_err(RawJson::get)
+                    ),
+                    (
+                        strict.id,
+                        strict.outcome.map(RawJson::get).map_err(RawJson::get)
+                    ),
+                    "{shown:?}"
+                ),
+                (Err(lazy), Err(strict)) => assert_eq!(lazy, strict, "{shown:?}"),
+                (lazy, strict) => panic!("{shown:?}: lazily {lazy:?}, strictly {strict:?}"),
             }
         }
 

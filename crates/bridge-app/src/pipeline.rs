@@ -170,21 +170,25 @@ fn constant_time_eq(a: &str, b: &str) -> bool {
 /// once `limit` is passed.
 fn nesting_exceeds(json: &[u8], limit: usize) -> bool {
     let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    for &byte in json {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if byte == b'\\' {
-                escaped = true;
-            } else if byte == b'"' {
-                in_string = false;
-            }
-            continue;
-        }
+    let mut at = 0;
+    while let Some(&byte) = json.get(at) {
+        at += 1;
         match byte {
-            b'"' => in_string = true,
+            // Skip to the closing quote: strings hold most of the bytes (a megabyte of base64),
+            // and `memchr` passes over them many bytes at a time.
+            b'"' => loop {
+                let Some(rest) = json.get(at..) else {
+                    return false;
+                };
+                let Some(end) = memchr::memchr2(b'"', b'\\', rest) else {
+                    return false;
+                };
+                at += end + 1;
+                if rest.get(end) == Some(&b'"') {
+                    break;
+                }
+                at += 1; // the escaped byte
+            },
             b'{' | b'[' => {
                 depth += 1;
                 if depth > limit {
@@ -248,6 +252,48 @@ fn admit(
     None
 }
 
+/// Decodes the call's params with the caller's codec. Params the envelope left unchecked that
+/// do not decode send the body back to the strict reader: a body that is not JSON is a parse
+/// error, and params that were not the last member are decoded again as that reader found them.
+fn decode_call(
+    bridge: &Bridge,
+    body: &[u8],
+    envelope: &jsonrpc::RequestEnvelope<'_>,
+    negotiated: negotiate::Negotiated,
+    fallback: Revision,
+) -> Result<Call, Box<InboundResponse>> {
+    let codec = bridge.codecs.of(negotiated.revision);
+    let params = envelope.params;
+    let mut decoded = codec.decode_params(negotiated.method, params.map(|p| p.get().as_bytes()));
+    if decoded.is_err() && params.is_some_and(|p| !p.is_checked()) {
+        match jsonrpc::parse_request(body) {
+            Err(refused) => {
+                return Err(Box::new(error_response(
+                    bridge,
+                    fallback,
+                    &refused.id,
+                    refused.error,
+                )));
+            }
+            Ok(strict) => {
+                decoded = codec
+                    .decode_params(negotiated.method, strict.params.map(|p| p.get().as_bytes()));
+            }
+        }
+    }
+    decoded.map_err(|error| {
+        Box::new(error_response(
+            bridge,
+            negotiated.revision,
+            &envelope.id,
+            RpcError::new(
+                ErrorCode::InvalidParams,
+                format!("invalid params for {}: {error}", envelope.method),
+            ),
+        ))
+    })
+}
+
 async fn rpc_inner(
     bridge: &Arc<Bridge>,
     request: InboundRequest,
@@ -259,12 +305,22 @@ async fn rpc_inner(
         _ => Revision::V0_3,
     };
     seen.caller = Some(fallback);
-    let envelope = match jsonrpc::parse_request(&request.body) {
+    // The params are usually left for the codec to read in its one pass over them; until they
+    // decode, any refusal is checked against a strict read of the body, so a body that is not
+    // JSON is refused as a parse error, as it would be had it been read in full first.
+    let envelope = match jsonrpc::parse_request_lazy(&request.body) {
         Ok(envelope) => envelope,
         Err(refused) => return error_response(bridge, fallback, &refused.id, refused.error),
     };
+    let unchecked = envelope.params.is_some_and(|p| !p.is_checked());
+    let strict_refusal = || {
+        jsonrpc::parse_request(&request.body)
+            .err()
+            .filter(|_| unchecked)
+            .map(|refused| error_response(bridge, fallback, &refused.id, refused.error))
+    };
     if let Some(refused) = admit(bridge, &envelope, &request.headers, fallback) {
-        return refused;
+        return strict_refusal().unwrap_or(refused);
     }
     let negotiated = match negotiate::negotiate(
         &envelope.method,
@@ -274,28 +330,16 @@ async fn rpc_inner(
     ) {
         Ok(negotiated) => negotiated,
         Err(refusal) => {
-            return error_response(bridge, refusal.answer_in, &envelope.id, refusal.error);
+            return strict_refusal().unwrap_or_else(|| {
+                error_response(bridge, refusal.answer_in, &envelope.id, refusal.error)
+            });
         }
     };
     seen.caller = Some(negotiated.revision);
     seen.method = Some(negotiated.method);
-    let caller_codec = bridge.codecs.of(negotiated.revision);
-    let call = match caller_codec.decode_params(
-        negotiated.method,
-        envelope.params.map(|p| p.get().as_bytes()),
-    ) {
+    let call = match decode_call(bridge, &request.body, &envelope, negotiated, fallback) {
         Ok(call) => call,
-        Err(error) => {
-            return error_response(
-                bridge,
-                negotiated.revision,
-                &envelope.id,
-                RpcError::new(
-                    ErrorCode::InvalidParams,
-                    format!("invalid params for {}: {error}", envelope.method),
-                ),
-            );
-        }
+        Err(refused) => return *refused,
     };
     let id = envelope.id;
     let (upstream, call_url, card) = match bridge.upstream_card().await {
@@ -604,7 +648,7 @@ pub(crate) fn read_answer(
             "the upstream answered HTTP {status} redirecting to {location}; the bridge does not follow redirects"
         )));
     }
-    let envelope = jsonrpc::parse_response(body).map_err(|why| {
+    let not_json_rpc = |why: String| {
         let content_type = headers
             .get(header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
@@ -616,14 +660,22 @@ pub(crate) fn read_answer(
                 "the upstream answered HTTP {status} ({content_type}), not a JSON-RPC response"
             ))
         }
-    })?;
+    };
+    // As with requests (`rpc_inner`): the outcome is read by its codec only, and whatever is
+    // refused before it decodes is checked against a strict read of the body first.
+    let envelope = jsonrpc::parse_response_lazy(body).map_err(not_json_rpc)?;
+    let unchecked = !envelope.outcome.unwrap_or_else(|e| e).is_checked();
+    let strict = || jsonrpc::parse_response(body).map_err(not_json_rpc);
     if envelope.id != context.id {
+        if unchecked {
+            strict()?;
+        }
         return Err(invalid(format!(
             "the upstream answered with id {} a request sent with id {}",
             envelope.id, context.id
         )));
     }
-    match envelope.outcome {
+    let decode = |outcome: Result<jsonrpc::RawJson<'_>, jsonrpc::RawJson<'_>>| match outcome {
         Err(error) => Err(codec.decode_error(error.get().as_bytes()).map_err(|e| {
             invalid(format!(
                 "the upstream error is not a valid A2A {} error: {e}",
@@ -639,6 +691,10 @@ pub(crate) fn read_answer(
                     context.upstream
                 ))
             }),
+    };
+    match decode(envelope.outcome) {
+        Err(_) if unchecked => decode(strict()?.outcome),
+        decoded => decoded,
     }
 }
 
@@ -736,4 +792,24 @@ pub(crate) fn error_response(
         error_code: Some(code),
     });
     InboundResponse::Full(response)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::nesting_exceeds;
+
+    #[test]
+    fn nesting_counts_containers_and_ignores_brackets_inside_strings() {
+        assert!(!nesting_exceeds(br#"{"a":[{"b":1}]}"#, 3));
+        assert!(nesting_exceeds(br#"{"a":[{"b":[1]}]}"#, 3));
+        // Brackets and escaped quotes inside strings are text, not nesting.
+        let text = br#"{"a":"[[[[{{{{\"[[[[\\","b":["x\"]]]]"]}"#;
+        assert!(!nesting_exceeds(text, 2));
+        assert!(nesting_exceeds(text, 1));
+        let long = format!(r#"{{"a":"{}","b":[[[1]]]}}"#, "[{\\\"".repeat(500));
+        assert!(!nesting_exceeds(long.as_bytes(), 4));
+        assert!(nesting_exceeds(long.as_bytes(), 3));
+        // An unterminated string ends the count without reading past the end.
+        assert!(!nesting_exceeds(br#"{"a":"[[[[\"#, 1));
+    }
 }

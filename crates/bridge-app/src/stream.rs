@@ -291,14 +291,35 @@ impl Translator {
     fn data(&mut self, data: &[u8]) -> Vec<Bytes> {
         let codec = Arc::clone(self.bridge.codecs.of(self.context.upstream));
         let invalid = |why: String| RpcError::new(ErrorCode::InvalidAgentResponse, why);
-        let envelope = match jsonrpc::parse_response(data) {
-            Ok(envelope) => envelope,
-            Err(why) => {
-                return vec![self.error(invalid(format!(
-                    "an upstream stream event is not valid JSON-RPC: {why}"
-                )))];
-            }
+        let not_json_rpc = |why| {
+            invalid(format!(
+                "an upstream stream event is not valid JSON-RPC: {why}"
+            ))
         };
+        // The event's `result` is read by its codec only; anything refused before it decodes
+        // is checked against a strict read first (see `jsonrpc::parse_response_lazy`).
+        let mut envelope = match jsonrpc::parse_response_lazy(data) {
+            Ok(envelope) => envelope,
+            Err(why) => return vec![self.error(not_json_rpc(why))],
+        };
+        if !envelope.outcome.unwrap_or_else(|e| e).is_checked() {
+            let decodes = match envelope.outcome {
+                Ok(result) => codec.decode_event(result.get().as_bytes()).ok().map(Ok),
+                Err(error) => codec.decode_error(error.get().as_bytes()).ok().map(Err),
+            };
+            if let Some(decoded) = decodes
+                && envelope.id == self.context.id
+            {
+                return match decoded {
+                    Ok(event) => self.event(event),
+                    Err(error) => vec![self.error(error)],
+                };
+            }
+            match jsonrpc::parse_response(data) {
+                Err(why) => return vec![self.error(not_json_rpc(why))],
+                Ok(strict) => envelope = strict,
+            }
+        }
         if envelope.id != self.context.id {
             return vec![self.error(invalid(format!(
                 "an upstream stream event carries id {}, not the request's {}",

@@ -58,6 +58,34 @@ async fn malformed_json_is_a_parse_error_with_a_null_id() {
     still_up_and_settled(&harness, V0_3, &baseline).await;
 }
 
+/// The params member, when last, is read only by the codec; a body whose params are not JSON
+/// must still be a parse error, whatever else is wrong with the call.
+#[tokio::test]
+async fn malformed_last_params_are_a_parse_error_even_when_the_method_is_unknown() {
+    let _shared = shared().await;
+    let (harness, baseline) = warmed(V0_3, V0_3).await;
+    for body in [
+        r#"{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"id":"t-1",}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tasks/nope","params":{"id":"t-1",}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"id":"t-1"},"x":}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"id":"t-1"},"id":4}"#,
+    ] {
+        let message = refused(&harness, V0_3, body, &Value::Null, -32700).await;
+        assert!(
+            message.starts_with("the body is not valid JSON: "),
+            "{body}: {message}"
+        );
+    }
+    // Valid params followed by another member are read in full and answered as usual.
+    let trailing = r#"{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"id":5},"x":{}}"#;
+    let message = refused(&harness, V0_3, trailing, &json!(3), -32602).await;
+    assert!(
+        message.starts_with("invalid params for tasks/get: "),
+        "{message}"
+    );
+    still_up_and_settled(&harness, V0_3, &baseline).await;
+}
+
 #[tokio::test]
 async fn a_body_that_is_not_an_object_is_an_invalid_request() {
     let _shared = shared().await;
