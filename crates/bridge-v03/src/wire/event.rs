@@ -4,12 +4,15 @@
 //! `tasks/resubscribe` SSE event is a bare task, message, `status-update` or `artifact-update`;
 //! each carries its `kind`.
 //!
-//! # Why the `kind` is read first
+//! # Why one pass over every member, then a second only for errors
 //!
-//! The four shapes share members (`taskId`, `contextId`, `status`), so the decoder reads a small
-//! probe of the document (the `kind` string and which distinguishing members are present, with
-//! their values skipped, not copied) and then decodes the document once more as the one type it
-//! is. Both passes borrow the input; only the second allocates.
+//! The four shapes share members (`taskId`, `contextId`, `status`) and `kind` may come anywhere
+//! (or not at all), so the shape is not known until the whole object is read. The decoder reads
+//! the document once into [`AnyEvent`], which holds every member any shape has, decides the
+//! shape, and moves the members into it. Anything that does not fit (a member of the wrong type,
+//! a required one missing, an unknown `kind`) is decoded again the careful way: a small probe for
+//! the shape, then the shape's own type, whose serde error names the member. Only the error path
+//! pays for two passes.
 //!
 //! # Why a missing `kind` is tolerated
 //!
@@ -33,7 +36,7 @@ use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 
 use crate::path::{Losses, Path, decode};
-use crate::wire::message::WireMessage;
+use crate::wire::message::{WireMessage, WirePart, WireRole};
 use crate::wire::task::{WireArtifact, WireStatus, WireTask};
 
 /// The kinds of stream event 0.3 knows.
@@ -145,6 +148,134 @@ struct Probe {
     artifact: Option<IgnoredAny>,
 }
 
+/// Every member of every 0.3 send result and stream event, for the one-pass decode.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct AnyEvent {
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    context_id: Option<String>,
+    #[serde(default)]
+    task_id: Option<String>,
+    #[serde(default)]
+    message_id: Option<String>,
+    #[serde(default)]
+    status: Option<WireStatus>,
+    #[serde(default)]
+    artifacts: Option<Vec<WireArtifact>>,
+    #[serde(default)]
+    history: Option<Vec<WireMessage>>,
+    #[serde(default)]
+    metadata: Option<JsonObject>,
+    #[serde(default)]
+    role: Option<WireRole>,
+    #[serde(default)]
+    parts: Option<Vec<WirePart>>,
+    #[serde(default)]
+    extensions: Option<Vec<String>>,
+    #[serde(default)]
+    reference_task_ids: Option<Vec<String>>,
+    #[serde(default, rename = "final")]
+    final_flag: Option<bool>,
+    #[serde(default)]
+    artifact: Option<WireArtifact>,
+    #[serde(default)]
+    append: Option<bool>,
+    #[serde(default)]
+    last_chunk: Option<bool>,
+}
+
+impl AnyEvent {
+    /// The shape, by `kind` or else by the members present, as [`kind_of`] decides it.
+    fn kind(&self) -> Option<EventKind> {
+        if let Some(name) = &self.kind {
+            return EventKind::from_name(name);
+        }
+        let has_task_id = self.task_id.is_some();
+        if has_task_id && self.final_flag.is_some() {
+            Some(EventKind::StatusUpdate)
+        } else if has_task_id && self.artifact.is_some() {
+            Some(EventKind::ArtifactUpdate)
+        } else if self.message_id.is_some() {
+            Some(EventKind::Message)
+        } else if self.id.is_some() {
+            Some(EventKind::Task)
+        } else {
+            None
+        }
+    }
+
+    /// The event, or `None` when a member the shape requires is missing (or the shape cannot
+    /// be told), which the careful decode then reports.
+    fn into_ir(self, at: &Path<'_>) -> Option<Result<StreamEvent, DecodeError>> {
+        Some(match self.kind()? {
+            EventKind::Task => {
+                let task = WireTask {
+                    kind: None,
+                    id: self.id?,
+                    context_id: self.context_id?,
+                    status: self.status?,
+                    artifacts: self.artifacts,
+                    history: self.history,
+                    metadata: self.metadata,
+                };
+                task.into_ir(at).map(StreamEvent::Task)
+            }
+            EventKind::Message => {
+                let message = WireMessage {
+                    kind: None,
+                    message_id: self.message_id?,
+                    context_id: self.context_id,
+                    task_id: self.task_id,
+                    role: self.role?,
+                    parts: self.parts?,
+                    metadata: self.metadata,
+                    extensions: self.extensions,
+                    reference_task_ids: self.reference_task_ids,
+                };
+                message.into_ir(at).map(StreamEvent::Message)
+            }
+            EventKind::StatusUpdate => {
+                let (task_id, context_id) = (self.task_id?, self.context_id?);
+                let final_flag = self.final_flag?;
+                self.status?.into_ir(&at.field("status")).map(|status| {
+                    StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
+                        task_id,
+                        context_id,
+                        status,
+                        final_flag: Some(final_flag),
+                        metadata: self.metadata,
+                    })
+                })
+            }
+            EventKind::ArtifactUpdate => {
+                let (task_id, context_id) = (self.task_id?, self.context_id?);
+                self.artifact?
+                    .into_ir(&at.field("artifact"))
+                    .map(|artifact| {
+                        StreamEvent::ArtifactUpdate(TaskArtifactUpdateEvent {
+                            task_id,
+                            context_id,
+                            artifact,
+                            append: self.append,
+                            last_chunk: self.last_chunk,
+                            metadata: self.metadata,
+                        })
+                    })
+            }
+        })
+    }
+}
+
+/// The one-pass decode of a send result or stream event (see the module docs): `None` hands
+/// the document to the careful decode.
+fn decode_one_pass(bytes: &[u8], at: &Path<'_>) -> Option<Result<StreamEvent, DecodeError>> {
+    bridge_app::wire_support::decode::<AnyEvent>(bytes)?.into_ir(at)
+}
+
 fn kind_of(bytes: &[u8], at: &Path<'_>) -> Result<EventKind, DecodeError> {
     let probe: Probe = decode(bytes, "result")?;
     if let Some(name) = probe.kind {
@@ -172,6 +303,12 @@ fn kind_of(bytes: &[u8], at: &Path<'_>) -> Result<EventKind, DecodeError> {
 /// Decodes a `message/send` result: a bare task or message.
 pub(crate) fn decode_send_result(bytes: &[u8]) -> Result<SendResult, DecodeError> {
     let at = Path::Root("result");
+    match decode_one_pass(bytes, &at) {
+        Some(Ok(StreamEvent::Task(task))) => return Ok(SendResult::Task(task)),
+        Some(Ok(StreamEvent::Message(message))) => return Ok(SendResult::Message(message)),
+        Some(Err(error)) => return Err(error),
+        Some(Ok(_)) | None => {}
+    }
     match kind_of(bytes, &at)? {
         EventKind::Task => Ok(SendResult::Task(
             decode::<WireTask>(bytes, "result")?.into_ir(&at)?,
@@ -189,10 +326,18 @@ pub(crate) fn decode_send_result(bytes: &[u8]) -> Result<SendResult, DecodeError
 /// Decodes one stream event.
 pub(crate) fn decode_event(bytes: &[u8]) -> Result<StreamEvent, DecodeError> {
     let at = Path::Root("result");
-    Ok(match kind_of(bytes, &at)? {
-        EventKind::Task => StreamEvent::Task(decode::<WireTask>(bytes, "result")?.into_ir(&at)?),
+    match decode_one_pass(bytes, &at) {
+        Some(decoded) => decoded,
+        None => decode_event_carefully(bytes, &at),
+    }
+}
+
+/// The probe-then-shape decode of one stream event, whose errors name the member at fault.
+fn decode_event_carefully(bytes: &[u8], at: &Path<'_>) -> Result<StreamEvent, DecodeError> {
+    Ok(match kind_of(bytes, at)? {
+        EventKind::Task => StreamEvent::Task(decode::<WireTask>(bytes, "result")?.into_ir(at)?),
         EventKind::Message => {
-            StreamEvent::Message(decode::<WireMessage>(bytes, "result")?.into_ir(&at)?)
+            StreamEvent::Message(decode::<WireMessage>(bytes, "result")?.into_ir(at)?)
         }
         EventKind::StatusUpdate => {
             let wire: WireStatusUpdate = decode(bytes, "result")?;
@@ -279,8 +424,98 @@ mod tests {
     use bridge_ir::{SendResult, StreamEvent, TaskState, TaskStatus, TaskStatusUpdateEvent};
     use serde_json::{Value, json};
 
-    use super::{EventKind, decode_event, decode_send_result, encode_event};
-    use crate::path::Losses;
+    use super::{
+        EventKind, decode_event, decode_event_carefully, decode_send_result, encode_event,
+    };
+    use crate::path::{Losses, Path};
+    use proptest::prelude::*;
+
+    /// A member's value: absent, or one of a few well- and ill-typed values.
+    fn member(choices: Vec<Value>) -> impl Strategy<Value = Option<Value>> {
+        prop::option::of(prop::sample::select(choices))
+    }
+
+    /// Objects mixing the members of every shape, with right and wrong types.
+    fn any_event() -> impl Strategy<Value = Value> {
+        let text = || vec![json!("x"), json!(null), json!(5)];
+        let part = json!({"kind": "text", "text": "a"});
+        let message = json!({"messageId": "m", "role": "agent", "parts": [part]});
+        let artifact = json!({"artifactId": "a", "parts": [part]});
+        let status = json!({"state": "working", "timestamp": "2025-07-31T12:00:00+02:00"});
+        (
+            (
+                member(vec![
+                    json!("task"),
+                    json!("message"),
+                    json!("status-update"),
+                    json!("artifact-update"),
+                    json!("bogus"),
+                    json!(5),
+                ]),
+                member(text()),
+                member(text()),
+                member(text()),
+                member(text()),
+                member(vec![status, json!({"state": "bogus"}), json!(null)]),
+            ),
+            (
+                member(vec![json!(true), json!(false), json!(null), json!("x")]),
+                member(vec![json!("user"), json!("agent"), json!("bogus")]),
+                member(vec![
+                    json!([]),
+                    json!([part]),
+                    json!([{"kind": "zzz"}]),
+                    json!(5),
+                ]),
+                member(vec![artifact.clone(), json!({}), json!(null)]),
+                member(vec![json!({}), json!({"k": 1}), json!(null), json!(5)]),
+                member(vec![
+                    json!([]),
+                    json!([message]),
+                    json!([artifact]),
+                    json!(5),
+                ]),
+            ),
+        )
+            .prop_map(
+                |(
+                    (kind, id, context, task, message_id, status),
+                    (fin, role, parts, artifact, metadata, list),
+                )| {
+                    let mut object = serde_json::Map::new();
+                    for (name, value) in [
+                        ("kind", kind),
+                        ("id", id),
+                        ("contextId", context),
+                        ("taskId", task),
+                        ("messageId", message_id),
+                        ("status", status),
+                        ("final", fin),
+                        ("role", role),
+                        ("parts", parts),
+                        ("artifact", artifact),
+                        ("metadata", metadata),
+                        ("history", list.clone()),
+                        ("artifacts", list),
+                    ] {
+                        if let Some(value) = value {
+                            object.insert(name.to_owned(), value);
+                        }
+                    }
+                    Value::Object(object)
+                },
+            )
+    }
+
+    proptest! {
+        #[test]
+        fn the_one_pass_decode_answers_what_the_careful_decode_answers(value in any_event()) {
+            let bytes = serde_json::to_vec(&value).unwrap();
+            let fast = decode_event(&bytes).map_err(|e| e.message);
+            let careful = decode_event_carefully(&bytes, &Path::Root("result")).map_err(|e| e.message);
+            prop_assert_eq!(fast, careful, "{}", value);
+        }
+    }
 
     fn event(value: &Value) -> Result<StreamEvent, String> {
         decode_event(&serde_json::to_vec(value).unwrap()).map_err(|e| e.message)

@@ -59,20 +59,20 @@ pub(crate) enum MessageKind {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct WireMessage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    kind: Option<MessageKind>,
-    message_id: String,
+    pub(crate) kind: Option<MessageKind>,
+    pub(crate) message_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    context_id: Option<String>,
+    pub(crate) context_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    task_id: Option<String>,
-    role: WireRole,
-    parts: Vec<WirePart>,
+    pub(crate) task_id: Option<String>,
+    pub(crate) role: WireRole,
+    pub(crate) parts: Vec<WirePart>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    metadata: Option<JsonObject>,
+    pub(crate) metadata: Option<JsonObject>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    extensions: Option<Vec<String>>,
+    pub(crate) extensions: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    reference_task_ids: Option<Vec<String>>,
+    pub(crate) reference_task_ids: Option<Vec<String>>,
 }
 
 /// A 0.3 role.

@@ -35,16 +35,16 @@ pub(crate) enum TaskKind {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct WireTask {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    kind: Option<TaskKind>,
-    id: String,
-    context_id: String,
-    status: WireStatus,
+    pub(crate) kind: Option<TaskKind>,
+    pub(crate) id: String,
+    pub(crate) context_id: String,
+    pub(crate) status: WireStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    artifacts: Option<Vec<WireArtifact>>,
+    pub(crate) artifacts: Option<Vec<WireArtifact>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    history: Option<Vec<WireMessage>>,
+    pub(crate) history: Option<Vec<WireMessage>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    metadata: Option<JsonObject>,
+    pub(crate) metadata: Option<JsonObject>,
 }
 
 /// A 0.3 `TaskStatus`.
