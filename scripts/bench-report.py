@@ -107,9 +107,12 @@ w("")
 rate = med("rate", ORDER[0], "rate")
 w(f"### Unary SendMessage, fixed rate {rate:,.0f} req/s (half the slowest configuration's maximum)")
 w("")
-w("Open loop, 64 connections, `bridge-stub-client rate` (a Rust generator in `crates/bridge-stub`; "
-  "wrk2 is not packaged by Debian): each request has a scheduled send time, and its latency "
-  "counts from that time when the connection was still busy with the previous answer.")
+w("Open loop, 64 connections, 2 rounds, [oha](https://github.com/hatoo/oha) "
+  "`-q RATE --latency-correction` (wrk2 is not packaged by Debian): each request has a "
+  "scheduled send time and its latency counts from that time, so a stalled server is charged "
+  "for the requests it delayed (no coordinated omission). req/s counts HTTP 200 answers; errors "
+  "are other statuses and failed connections (requests cut off by the end of the run are not "
+  "counted). That every configuration answers with a JSON-RPC result is checked before the run.")
 w("")
 w("| Configuration | req/s | errors | p50 ms | p99 ms | p99.9 ms | p99 added vs direct ms | CPU µs/req (proxy) |")
 w("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
