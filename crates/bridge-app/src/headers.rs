@@ -18,23 +18,31 @@ pub const A2A_EXTENSIONS: HeaderName = HeaderName::from_static("a2a-extensions")
 /// The 0.3 extensions header.
 pub const X_A2A_EXTENSIONS: HeaderName = HeaderName::from_static("x-a2a-extensions");
 
-const NOT_FORWARDED: [&str; 15] = [
-    "connection",
-    "keep-alive",
-    "proxy-connection",
-    "proxy-authorization",
-    "te",
-    "trailer",
-    "transfer-encoding",
-    "upgrade",
-    "host",
-    "content-length",
-    "content-type",
-    "accept",
-    "accept-encoding",
-    "a2a-version",
-    "expect",
-];
+/// Whether a caller's header is never forwarded as it is: hop-by-hop, rewritten by the bridge,
+/// or renamed for the upstream's revision. A `match` on the lower-case name (which is how
+/// `http` stores every name) compiles to a length switch and a few compares per header.
+fn not_forwarded(name: &HeaderName) -> bool {
+    matches!(
+        name.as_str(),
+        "connection"
+            | "keep-alive"
+            | "proxy-connection"
+            | "proxy-authorization"
+            | "te"
+            | "trailer"
+            | "transfer-encoding"
+            | "upgrade"
+            | "host"
+            | "content-length"
+            | "content-type"
+            | "accept"
+            | "accept-encoding"
+            | "a2a-version"
+            | "expect"
+            | "a2a-extensions"
+            | "x-a2a-extensions"
+    )
+}
 
 /// The headers the caller names in `Connection`, which are hop-by-hop too.
 fn connection_listed(headers: &HeaderMap) -> Vec<String> {
@@ -71,15 +79,11 @@ pub const fn extensions_header(revision: Revision) -> HeaderName {
 /// The headers to send upstream for a call from a caller, toward an upstream of `revision`.
 #[must_use]
 pub fn toward_upstream(caller: &HeaderMap, revision: Revision, streaming: bool) -> HeaderMap {
+    // Empty (and so no allocation) unless the caller sent `Connection`.
     let listed = connection_listed(caller);
     let mut out = HeaderMap::with_capacity(caller.len() + 3);
     for (name, value) in caller {
-        let lower = name.as_str();
-        if NOT_FORWARDED.contains(&lower)
-            || *name == A2A_EXTENSIONS
-            || *name == X_A2A_EXTENSIONS
-            || listed.iter().any(|l| l == lower)
-        {
+        if not_forwarded(name) || listed.iter().any(|l| l == name.as_str()) {
             continue;
         }
         out.append(name.clone(), value.clone());
@@ -100,8 +104,12 @@ pub fn toward_upstream(caller: &HeaderMap, revision: Revision, streaming: bool) 
         out.insert(A2A_VERSION, HeaderValue::from_static("1.0"));
     }
     let name = extensions_header(revision);
-    for value in extensions(caller) {
-        out.append(name.clone(), value);
+    for value in caller
+        .get_all(&A2A_EXTENSIONS)
+        .iter()
+        .chain(caller.get_all(&X_A2A_EXTENSIONS).iter())
+    {
+        out.append(name.clone(), value.clone());
     }
     out
 }

@@ -60,10 +60,10 @@ use std::time::Duration;
 
 use bridge_app::service::{FrameStream, Handler, InboundRequest, InboundResponse};
 use bytes::Bytes;
-use futures_util::{FutureExt as _, StreamExt as _, stream};
+use futures_util::FutureExt as _;
 use http::{HeaderValue, StatusCode, header};
 use http_body_util::combinators::UnsyncBoxBody;
-use http_body_util::{BodyExt as _, Full, LengthLimitError, Limited, StreamBody};
+use http_body_util::{BodyExt as _, Full, LengthLimitError, Limited};
 use hyper::body::{Body, Frame, Incoming, SizeHint};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
@@ -509,12 +509,12 @@ async fn answer(shared: &Shared, request: http::Request<Incoming>) -> http::Resp
             farewell,
         }) => event_stream(
             head,
-            EventSource {
+            EventSource::new(
                 frames,
-                keepalive: config.keepalive_interval,
+                config.keepalive_interval,
                 farewell,
-                end: shared.streams_end.clone(),
-            },
+                shared.streams_end.clone(),
+            ),
         ),
         Err(_) => {
             tracing::error!("the handler panicked");
@@ -548,41 +548,97 @@ fn event_stream(
         .or_insert(HeaderValue::from_static("no"));
     headers.remove(header::CONTENT_LENGTH);
 
-    let frames = source.into_stream().map(|frame| Ok(Frame::data(frame)));
-    let body = StreamBody::new(frames).boxed_unsync();
-    http::Response::from_parts(head, body)
+    http::Response::from_parts(head, source.boxed_unsync())
 }
 
-/// The frames of one stream, and what the server adds to them.
+/// The frames of one stream, and what the server adds to them: a [`KEEPALIVE_FRAME`] whenever
+/// none came for the keep-alive interval, and the farewell frame as soon as `end` is raised.
+///
+/// # Why one timer and one shutdown waiter per stream
+///
+/// The keep-alive timer is set once and, when it fires, moved to the last frame's time plus the
+/// interval unless the stream really was quiet that long; a frame only notes its time. The
+/// shutdown signal is one future polled for the stream's whole life. Either way an event costs
+/// no timer-wheel or waiter-list work, which a timeout and a fresh shutdown waiter per event
+/// would.
 struct EventSource {
     frames: FrameStream,
     /// A [`KEEPALIVE_FRAME`] is written after this long without a frame.
     keepalive: Duration,
     /// Written last when `end` is raised before the frames run out.
     farewell: Option<Bytes>,
-    end: watch::Receiver<bool>,
+    /// Resolves when the grace period is over (or the server is gone).
+    end: Pin<Box<dyn Future<Output = ()> + Send>>,
+    /// Fires at the earliest instant the stream could have been quiet for `keepalive`.
+    quiet: Pin<Box<tokio::time::Sleep>>,
+    /// When the last frame was written.
+    last_frame: tokio::time::Instant,
+    done: bool,
 }
 
 impl EventSource {
-    /// The frames, with [`KEEPALIVE_FRAME`] inserted whenever none came for the keep-alive
-    /// interval, ending with the farewell frame as soon as `end` is raised.
-    ///
-    /// Waiting on the next frame under a timeout and retrying is cancel-safe: dropping a pending
-    /// `next()` loses no item of the stream. `end` is checked first so a chatty stream cannot
-    /// outrun shutdown.
-    fn into_stream(self) -> impl futures_util::Stream<Item = Bytes> + Send {
-        stream::unfold(Some(self), |source| async move {
-            let mut source = source?;
-            tokio::select! {
-                biased;
-                () = raised(&mut source.end) => source.farewell.take().map(|frame| (frame, None)),
-                next = tokio::time::timeout(source.keepalive, source.frames.next()) => match next {
-                    Ok(Some(frame)) => Some((frame, Some(source))),
-                    Ok(None) => None,
-                    Err(_) => Some((Bytes::from_static(KEEPALIVE_FRAME), Some(source))),
-                },
+    fn new(
+        frames: FrameStream,
+        keepalive: Duration,
+        farewell: Option<Bytes>,
+        mut end: watch::Receiver<bool>,
+    ) -> Self {
+        let now = tokio::time::Instant::now();
+        Self {
+            frames,
+            keepalive,
+            farewell,
+            end: Box::pin(async move { raised(&mut end).await }),
+            quiet: Box::pin(tokio::time::sleep_until(now + keepalive)),
+            last_frame: now,
+            done: false,
+        }
+    }
+}
+
+impl Body for EventSource {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        let this = self.get_mut();
+        if this.done {
+            return Poll::Ready(None);
+        }
+        // Shutdown first, so a chatty stream cannot outrun it.
+        if this.end.as_mut().poll(cx).is_ready() {
+            this.done = true;
+            return Poll::Ready(this.farewell.take().map(|frame| Ok(Frame::data(frame))));
+        }
+        match this.frames.as_mut().poll_next(cx) {
+            Poll::Ready(Some(frame)) => {
+                this.last_frame = tokio::time::Instant::now();
+                return Poll::Ready(Some(Ok(Frame::data(frame))));
             }
-        })
+            Poll::Ready(None) => {
+                this.done = true;
+                return Poll::Ready(None);
+            }
+            Poll::Pending => {}
+        }
+        loop {
+            if this.quiet.as_mut().poll(cx).is_pending() {
+                return Poll::Pending;
+            }
+            let due = this.last_frame + this.keepalive;
+            if due > this.quiet.deadline() {
+                // A frame went out since the timer was set: the quiet interval started then.
+                this.quiet.as_mut().reset(due);
+                continue;
+            }
+            let now = tokio::time::Instant::now();
+            this.last_frame = now;
+            this.quiet.as_mut().reset(now + this.keepalive);
+            return Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(KEEPALIVE_FRAME)))));
+        }
     }
 }
 

@@ -20,22 +20,44 @@
 //! arrived, a stream gets a head timeout and then an idle timeout per chunk. A deadline that
 //! passes mid-body ends the body stream with [`UpstreamError::Timeout`].
 //!
+//! The idle timer is one timer per body, not one per chunk: a chunk only notes when it arrived,
+//! and the timer, when it fires, moves itself to the last arrival plus the idle timeout unless
+//! the stream really was quiet that long. A stream of small events then costs no timer-wheel
+//! work per event.
+//!
+//! # Why `TCP_NODELAY`
+//!
+//! A request is one write, but the body of a large request can leave in several segments, and
+//! with Nagle's algorithm on the last one waits for the agent's delayed acknowledgement (40 ms
+//! on Linux). reqwest sets it by default today; the client asks for it explicitly so the
+//! behaviour does not hang on a default.
+//!
+//! # Why the URL is parsed once
+//!
+//! Every call of a route goes to the same URL. The last parsed URL is kept and cloned while the
+//! next request names the same string, instead of being parsed again for each request.
+//!
 //! # Why one client per upstream setting
 //!
 //! A client owns its connection pool. Building it once and reusing it (across configuration
 //! reloads too, while [`ClientSettings`] are unchanged) keeps connections to the agent warm.
 
+use std::future::Future as _;
 use std::path::PathBuf;
 use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
+
+use arc_swap::ArcSwapOption;
 
 use bridge_app::upstream::{
     ByteStream, Deadline, Upstream, UpstreamError, UpstreamRequest, UpstreamResponse,
 };
 use bytes::Bytes;
+use futures_util::Stream;
 use futures_util::future::BoxFuture;
-use futures_util::{Stream, StreamExt as _, stream};
-use tokio::time::Instant;
+use tokio::time::{Instant, Sleep};
 
 /// How the HTTP client is built. Two equal settings can share one client.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,6 +111,15 @@ pub enum BuildError {
 pub struct ReqwestUpstream {
     client: reqwest::Client,
     settings: ClientSettings,
+    /// The URL the last request named, parsed (see the module docs).
+    last_url: Arc<ArcSwapOption<ParsedUrl>>,
+}
+
+/// A URL string and its parsed form.
+#[derive(Debug)]
+struct ParsedUrl {
+    text: String,
+    url: reqwest::Url,
 }
 
 impl ReqwestUpstream {
@@ -103,6 +134,7 @@ impl ReqwestUpstream {
             .no_proxy()
             .connect_timeout(settings.connect_timeout)
             .pool_idle_timeout(settings.pool_idle_timeout)
+            .tcp_nodelay(true)
             .use_rustls_tls();
         if let Some(path) = &settings.extra_ca_file {
             let pem = std::fs::read(path).map_err(|source| BuildError::CaFile {
@@ -128,7 +160,11 @@ impl ReqwestUpstream {
         let client = builder
             .build()
             .map_err(|error| BuildError::Client(describe(&error)))?;
-        Ok(Self { client, settings })
+        Ok(Self {
+            client,
+            settings,
+            last_url: Arc::new(ArcSwapOption::empty()),
+        })
     }
 
     /// The settings this client was built with; a reload compares them to decide whether the
@@ -138,12 +174,28 @@ impl ReqwestUpstream {
         &self.settings
     }
 
+    /// `text` parsed, from the last request's URL when it names the same one.
+    fn url(&self, text: &str) -> Result<reqwest::Url, UpstreamError> {
+        if let Some(last) = self.last_url.load().as_deref()
+            && last.text == text
+        {
+            return Ok(last.url.clone());
+        }
+        let url = reqwest::Url::parse(text)
+            .map_err(|error| UpstreamError::Request(format!("{text}: {error}")))?;
+        self.last_url.store(Some(Arc::new(ParsedUrl {
+            text: text.to_owned(),
+            url: url.clone(),
+        })));
+        Ok(url)
+    }
+
     async fn exchange(
         client: reqwest::Client,
+        url: Result<reqwest::Url, UpstreamError>,
         request: UpstreamRequest,
     ) -> Result<UpstreamResponse, UpstreamError> {
-        let url = reqwest::Url::parse(&request.url)
-            .map_err(|error| UpstreamError::Request(format!("{}: {error}", request.url)))?;
+        let url = url?;
         let built = client
             .request(request.method, url)
             .headers(request.headers)
@@ -166,7 +218,7 @@ impl ReqwestUpstream {
 
         let status = response.status();
         let headers = response.headers().clone();
-        let body: ByteStream = Box::pin(timed(response.bytes_stream(), body_timer));
+        let body: ByteStream = Box::pin(Timed::new(response.bytes_stream(), body_timer));
         Ok(UpstreamResponse {
             status,
             headers,
@@ -180,7 +232,8 @@ impl Upstream for ReqwestUpstream {
         &self,
         request: UpstreamRequest,
     ) -> BoxFuture<'static, Result<UpstreamResponse, UpstreamError>> {
-        Box::pin(Self::exchange(self.client.clone(), request))
+        let url = self.url(&request.url);
+        Box::pin(Self::exchange(self.client.clone(), url, request))
     }
 }
 
@@ -193,32 +246,85 @@ enum BodyTimer {
     Idle(Duration),
 }
 
-/// `body` with its errors classified and `timer` applied. After the first error (a timeout or a
-/// broken connection) the stream ends, dropping the reqwest body and so its connection.
-fn timed<S>(body: S, timer: BodyTimer) -> impl Stream<Item = Result<Bytes, UpstreamError>> + Send
-where
-    S: Stream<Item = Result<Bytes, reqwest::Error>> + Send + 'static,
-{
-    let body: Pin<Box<S>> = Box::pin(body);
-    stream::unfold(Some(body), move |body| async move {
-        let mut body = body?;
+/// A response body with its errors classified and its [`BodyTimer`] applied. After the first
+/// error (a timeout or a broken connection) the stream ends, dropping the reqwest body and so
+/// its connection.
+struct Timed<S> {
+    /// `None` once the stream has ended.
+    body: Option<Pin<Box<S>>>,
+    timer: BodyTimer,
+    /// Fires at the deadline, or (idle timer) at the earliest instant the stream could have been
+    /// quiet for the whole idle timeout.
+    sleep: Pin<Box<Sleep>>,
+    /// When the last chunk arrived (idle timer only).
+    last_chunk: Instant,
+}
+
+impl<S> Timed<S> {
+    fn new(body: S, timer: BodyTimer) -> Self {
+        let now = Instant::now();
         let deadline = match timer {
             BodyTimer::Until(deadline) => deadline,
-            BodyTimer::Idle(idle) => Instant::now() + idle,
+            BodyTimer::Idle(idle) => now + idle,
         };
-        match tokio::time::timeout_at(deadline, body.next()).await {
-            Ok(Some(Ok(chunk))) => Some((Ok(chunk), Some(body))),
-            Ok(Some(Err(error))) => Some((Err(classify(&error)), None)),
-            Ok(None) => None,
-            Err(_) => {
-                let message = match timer {
-                    BodyTimer::Until(_) => "the body did not complete before the deadline",
-                    BodyTimer::Idle(_) => "the stream was idle longer than the idle timeout",
-                };
-                Some((Err(UpstreamError::Timeout(message.to_owned())), None))
-            }
+        Self {
+            body: Some(Box::pin(body)),
+            timer,
+            sleep: Box::pin(tokio::time::sleep_until(deadline)),
+            last_chunk: now,
         }
-    })
+    }
+}
+
+impl<S> Stream for Timed<S>
+where
+    S: Stream<Item = Result<Bytes, reqwest::Error>>,
+{
+    type Item = Result<Bytes, UpstreamError>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        let Some(body) = this.body.as_mut() else {
+            return Poll::Ready(None);
+        };
+        // The body first: a chunk that is ready wins over a timer that fired meanwhile.
+        match body.as_mut().poll_next(cx) {
+            Poll::Ready(Some(Ok(chunk))) => {
+                if matches!(this.timer, BodyTimer::Idle(_)) {
+                    this.last_chunk = Instant::now();
+                }
+                return Poll::Ready(Some(Ok(chunk)));
+            }
+            Poll::Ready(Some(Err(error))) => {
+                this.body = None;
+                return Poll::Ready(Some(Err(classify(&error))));
+            }
+            Poll::Ready(None) => {
+                this.body = None;
+                return Poll::Ready(None);
+            }
+            Poll::Pending => {}
+        }
+        loop {
+            if this.sleep.as_mut().poll(cx).is_pending() {
+                return Poll::Pending;
+            }
+            let message = match this.timer {
+                BodyTimer::Until(_) => "the body did not complete before the deadline",
+                BodyTimer::Idle(idle) => {
+                    let due = this.last_chunk + idle;
+                    if due > this.sleep.deadline() {
+                        // A chunk came since the timer was set: the quiet gap started then.
+                        this.sleep.as_mut().reset(due);
+                        continue;
+                    }
+                    "the stream was idle longer than the idle timeout"
+                }
+            };
+            this.body = None;
+            return Poll::Ready(Some(Err(UpstreamError::Timeout(message.to_owned()))));
+        }
+    }
 }
 
 /// Sorts a reqwest error into the port's classes: the application picks the caller's error by

@@ -273,6 +273,33 @@ async fn a_quiet_stream_gets_keepalive_comments() {
 }
 
 #[tokio::test]
+async fn a_stream_busier_than_the_keepalive_interval_gets_no_comment_and_each_frame_at_once() {
+    let (handler, frames, _dropped) = streaming();
+    let config = ServerConfig {
+        keepalive_interval: Duration::from_millis(150),
+        ..ServerConfig::default()
+    };
+    let server = Server::start(handler, config).await;
+    let response = client().post(server.url("/")).send().await.unwrap();
+    let mut body = response.bytes_stream();
+    // Eight frames 60 ms apart span more than three keep-alive intervals; none is quiet.
+    for n in 0..8 {
+        tokio::time::sleep(Duration::from_millis(60)).await;
+        let frame = format!("data: {n}\n\n");
+        frames.send(Bytes::from(frame.clone())).unwrap();
+        // Each frame is written on its own, before the next one exists.
+        let received = tokio::time::timeout(Duration::from_secs(5), body.next())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        assert_eq!(received.as_ref(), frame.as_bytes());
+    }
+    drop(frames);
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn a_client_that_goes_away_drops_the_frame_stream() {
     let (handler, frames, dropped) = streaming();
     let config = ServerConfig {

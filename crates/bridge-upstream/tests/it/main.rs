@@ -36,6 +36,10 @@ async fn agent(request: http::Request<Incoming>) -> Result<http::Response<Body>,
             http::Response::new(paced(&["one", "two", "three"], Duration::from_millis(150)))
         }
         "/slow-body" => http::Response::new(paced(&["head", "late"], Duration::from_secs(3))),
+        "/steady" => http::Response::new(paced(
+            &["1", "2", "3", "4", "5", "6", "7", "8"],
+            Duration::from_millis(100),
+        )),
         "/redirect" => http::Response::builder()
             .status(302)
             .header("location", "http://127.0.0.1:1/elsewhere")
@@ -215,6 +219,38 @@ async fn a_stream_quiet_longer_than_the_idle_timeout_ends_with_a_timeout() {
         matches!(items[1], Err(UpstreamError::Timeout(_))),
         "{items:?}"
     );
+}
+
+#[tokio::test]
+async fn a_stream_that_outlives_the_idle_timeout_but_never_pauses_that_long_is_not_cut() {
+    let addr = start_agent().await;
+    let deadline = Deadline::Stream {
+        head: Duration::from_secs(5),
+        idle: Duration::from_millis(250),
+    };
+    let response = upstream()
+        .send(get(format!("http://{addr}/steady"), deadline))
+        .await
+        .unwrap();
+    let started = std::time::Instant::now();
+    let items = collect(response).await;
+    assert!(started.elapsed() > Duration::from_millis(500));
+    let chunks: Vec<Bytes> = items.into_iter().map(Result::unwrap).collect();
+    assert_eq!(chunks.concat(), b"12345678");
+}
+
+#[tokio::test]
+async fn requests_to_the_same_url_and_then_another_each_reach_their_own_path() {
+    let addr = start_agent().await;
+    let upstream = upstream();
+    for path in ["echo", "echo", "redirect", "echo"] {
+        let response = upstream
+            .send(get(format!("http://{addr}/{path}"), UNARY))
+            .await
+            .unwrap();
+        let expected = if path == "redirect" { 302 } else { 200 };
+        assert_eq!(response.status.as_u16(), expected, "{path}");
+    }
 }
 
 #[tokio::test]
