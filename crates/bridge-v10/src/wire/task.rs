@@ -135,20 +135,21 @@ struct ArtifactUpdateIn {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct StreamResponseIn {
-    task: Option<TaskIn>,
-    message: Option<MessageIn>,
+    // Boxed: only one is ever present, and the wrapper is moved whole through the decoder.
+    task: Option<Box<TaskIn>>,
+    message: Option<Box<MessageIn>>,
     #[serde(alias = "status_update")]
-    status_update: Option<StatusUpdateIn>,
+    status_update: Option<Box<StatusUpdateIn>>,
     #[serde(alias = "artifact_update")]
-    artifact_update: Option<ArtifactUpdateIn>,
+    artifact_update: Option<Box<ArtifactUpdateIn>>,
 }
 
 impl StreamResponseIn {
     /// The one event the wrapper holds, or why it does not hold exactly one.
     pub(crate) fn into_event(self) -> Result<StreamEvent, &'static str> {
         let events = [
-            self.task.map(|t| StreamEvent::Task(t.into())),
-            self.message.map(|m| StreamEvent::Message(m.into())),
+            self.task.map(|t| StreamEvent::Task((*t).into())),
+            self.message.map(|m| StreamEvent::Message((*m).into())),
             self.status_update.map(|u| {
                 StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
                     task_id: u.task_id.unwrap_or_default(),
