@@ -170,12 +170,39 @@ fn invalid(id: RequestId, message: impl Into<String>) -> EnvelopeError {
     }
 }
 
+/// The content of a JSON string that has no escapes (`"abc"` → `abc`), read without a parser;
+/// `None` for anything else, which then goes to `serde_json`. Ids and method names are such
+/// strings almost always, and reading them here keeps `serde_json`'s string reader out of the
+/// hot path's code.
+fn plain_string(text: &str) -> Option<&str> {
+    let inner = text.strip_prefix('"')?.strip_suffix('"')?;
+    (!inner.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20)).then_some(inner)
+}
+
+/// Reads a JSON string value (already known to be valid JSON).
+fn read_string(text: &str) -> Option<String> {
+    match plain_string(text) {
+        Some(inner) => Some(inner.to_owned()),
+        None => serde_json::from_str::<String>(text).ok(),
+    }
+}
+
+/// Writes `text` as a JSON string.
+fn write_string(out: &mut Vec<u8>, text: &str) {
+    if text.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+        // Writing a `str` to a `Vec` cannot fail.
+        let _ = serde_json::to_writer(&mut *out, text);
+    } else {
+        out.push(b'"');
+        out.extend_from_slice(text.as_bytes());
+        out.push(b'"');
+    }
+}
+
 /// Reads a JSON-RPC id.
 fn read_id(text: &str) -> Option<RequestId> {
     match text.as_bytes().first() {
-        Some(b'"') => serde_json::from_str::<String>(text)
-            .ok()
-            .map(RequestId::String),
+        Some(b'"') => read_string(text).map(RequestId::String),
         Some(b'n') => Some(RequestId::Null),
         Some(b'-' | b'0'..=b'9') => serde_json::from_str::<serde_json::Number>(text)
             .ok()
@@ -263,8 +290,8 @@ fn parse_request_with(
     }
     let method = match raw.method {
         None => return Err(invalid(answer_id, "`method` is missing")),
-        Some(value) => serde_json::from_str::<String>(value)
-            .map_err(|_| invalid(answer_id.clone(), "`method` must be a string"))?,
+        Some(value) => read_string(value)
+            .ok_or_else(|| invalid(answer_id.clone(), "`method` must be a string"))?,
     };
     let Some(id) = id else {
         return Err(invalid(
@@ -356,10 +383,7 @@ fn parse_response_with(body: &[u8], read: ReadMembers) -> Result<ResponseEnvelop
 fn write_id(out: &mut Vec<u8>, id: &RequestId) {
     match id {
         RequestId::Number(number) => out.extend_from_slice(number.to_string().as_bytes()),
-        RequestId::String(text) => {
-            // Writing a `String` to a `Vec` cannot fail.
-            let _ = serde_json::to_writer(&mut *out, text);
-        }
+        RequestId::String(text) => write_string(out, text),
         RequestId::Null => out.extend_from_slice(b"null"),
     }
 }
@@ -397,7 +421,7 @@ pub fn write_request(id: &RequestId, method: &str, params: &[u8]) -> Vec<u8> {
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
     write_id(&mut out, id);
     out.extend_from_slice(b",\"method\":");
-    let _ = serde_json::to_writer(&mut out, method);
+    write_string(&mut out, method);
     if !params.is_empty() {
         out.extend_from_slice(b",\"params\":");
         out.extend_from_slice(params);
@@ -972,6 +996,28 @@ mod tests {
         assert!(scan::members(br#"{"id":1,"id":2}"#, None).is_none());
         assert!(scan::members(br#"{"id":[1,]}"#, None).is_none());
         assert!(read_members(br#"{"id":1,"id":2}"#).is_err());
+    }
+
+    #[test]
+    fn strings_are_read_and_written_as_serde_json_reads_and_writes_them() {
+        for text in [
+            "",
+            "req-1",
+            "é😀",
+            "a\"b",
+            "back\\slash",
+            "tab\there",
+            "\u{1f}",
+            "/",
+        ] {
+            let json = serde_json::to_string(text).unwrap();
+            assert_eq!(read_string(&json).as_deref(), Some(text), "{json}");
+            let mut out = Vec::new();
+            write_string(&mut out, text);
+            assert_eq!(String::from_utf8(out).unwrap(), json);
+        }
+        assert_eq!(read_string(r#""\u0041""#).as_deref(), Some("A"));
+        assert_eq!(read_string("5"), None);
     }
 
     #[test]
