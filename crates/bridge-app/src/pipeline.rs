@@ -675,15 +675,20 @@ pub(crate) fn read_answer(
             envelope.id, context.id
         )));
     }
+    // Outer `Err`: the answer does not decode; inner `Err`: the upstream's own error, decoded.
     let decode = |outcome: Result<jsonrpc::RawJson<'_>, jsonrpc::RawJson<'_>>| match outcome {
-        Err(error) => Err(codec.decode_error(error.get().as_bytes()).map_err(|e| {
-            invalid(format!(
-                "the upstream error is not a valid A2A {} error: {e}",
-                context.upstream
-            ))
-        })?),
+        Err(error) => codec
+            .decode_error(error.get().as_bytes())
+            .map(Err)
+            .map_err(|e| {
+                invalid(format!(
+                    "the upstream error is not a valid A2A {} error: {e}",
+                    context.upstream
+                ))
+            }),
         Ok(result) => codec
             .decode_result(method, result.get().as_bytes())
+            .map(Ok)
             .map_err(|e| {
                 invalid(format!(
                     "the upstream answer to {} is not a valid A2A {} result: {e}",
@@ -693,8 +698,8 @@ pub(crate) fn read_answer(
             }),
     };
     match decode(envelope.outcome) {
-        Err(_) if unchecked => decode(strict()?.outcome),
-        decoded => decoded,
+        Err(_) if unchecked => decode(strict()?.outcome)?,
+        decoded => decoded?,
     }
 }
 

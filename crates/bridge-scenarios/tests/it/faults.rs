@@ -153,3 +153,51 @@ async fn version_negotiation_refuses_what_the_bridge_does_not_serve() {
     let refused = rpc(&strict, &[], &get).await;
     assert_eq!(refused.body()["error"]["code"], -32009);
 }
+
+/// The answer's payload, when it is the last member, is read by the codec alone; a payload that
+/// is not JSON must still be named as such, and one followed by more members read as usual.
+#[tokio::test]
+async fn a_last_payload_that_is_not_json_is_named_and_one_followed_by_members_is_read() {
+    fn body(id: &serde_json::Value, rest: &str) -> Answer {
+        let text = format!(r#"{{"jsonrpc":"2.0","id":{id},{rest}}}"#);
+        Answer::Body(200, "application/json", Bytes::from(text))
+    }
+    for answer in [
+        (|b: &serde_json::Value| body(&b["id"], r#""result":{"id":"t-1",}"#))
+            as fn(&serde_json::Value) -> Answer,
+        |b| body(&b["id"], r#""error":{"code":-32001,"message":"gone",}"#),
+        |b| body(&b["id"], r#""result":{"id":"t-1"},"x":}"#),
+    ] {
+        let error = error_for(answer).await;
+        assert_eq!(error["code"], -32006, "{error}");
+        assert!(
+            error["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("the upstream answer is not valid JSON-RPC: "),
+            "{error}"
+        );
+    }
+    // A well-formed upstream error followed by another member is translated, not refused.
+    let translated = error_for(|b| {
+        body(
+            &b["id"],
+            r#""error":{"code":-32001,"message":"gone"},"x":1"#,
+        )
+    })
+    .await;
+    assert_eq!(translated["code"], -32001, "{translated}");
+    // A result followed by another member is read in full and answered.
+    let agent = upstream(card_v03(), |_, b| {
+        let task = task_v03("completed");
+        body(&b["id"], &format!(r#""result":{task},"x":{{}}"#))
+    });
+    let b = bridge(agent, |_| {});
+    let got = rpc(&b, &[V1], &get_v10()).await;
+    assert_eq!(
+        got.body()["result"]["status"]["state"],
+        "TASK_STATE_COMPLETED",
+        "{}",
+        got.body()
+    );
+}

@@ -201,3 +201,38 @@ async fn a_0_3_resubscription_closed_without_a_final_event_ends_with_the_tasks_f
         .collect();
     assert_eq!(methods, [json!("tasks/resubscribe"), json!("tasks/get")]);
 }
+
+/// An event's `result`, when last, is read by the codec alone: one that is not JSON must be
+/// named as such, and one followed by another member read and forwarded.
+#[tokio::test]
+async fn a_last_event_result_that_is_not_json_is_named_and_one_followed_by_members_is_read() {
+    let agent = upstream(card_v03(), |_, body| {
+        let id = &body["id"];
+        let frame = |text: String| bytes::Bytes::from(format!("data: {text}\n\n"));
+        Answer::Chunks(vec![
+            sse(&status_v03(id, "working", false)),
+            frame(format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"result":{{"kind":"status-update","taskId":"t-1","contextId":"c-1","status":{{"state":"working"}},"final":false}},"x":1}}"#
+            )),
+            frame(format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"result":{{"kind":"status-update",}}}}"#
+            )),
+        ])
+    });
+    let b = bridge(agent, |_| {});
+    let got = rpc(&b, &[V1], &stream_v10()).await;
+    let events = got.events();
+    assert_eq!(events.len(), 4, "{events:#?}");
+    assert_eq!(
+        events[2]["result"]["statusUpdate"]["status"]["state"],
+        "TASK_STATE_WORKING"
+    );
+    assert_eq!(events[3]["error"]["code"], -32006);
+    assert!(
+        events[3]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("an upstream stream event is not valid JSON-RPC: "),
+        "{events:#?}"
+    );
+}
