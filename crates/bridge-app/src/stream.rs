@@ -290,34 +290,42 @@ impl Translator {
     /// The frames for one upstream SSE event's data.
     fn data(&mut self, data: &[u8]) -> Vec<Bytes> {
         let codec = Arc::clone(self.bridge.codecs.of(self.context.upstream));
+        let upstream = self.context.upstream;
         let invalid = |why: String| RpcError::new(ErrorCode::InvalidAgentResponse, why);
-        let not_json_rpc = |why| {
-            invalid(format!(
-                "an upstream stream event is not valid JSON-RPC: {why}"
-            ))
+        // Outer `Err`: the outcome does not decode; inner `Err`: the upstream's own error.
+        let decode = |outcome: Result<jsonrpc::RawJson<'_>, jsonrpc::RawJson<'_>>| match outcome {
+            Err(error) => codec
+                .decode_error(error.get().as_bytes())
+                .map(Err)
+                .map_err(|e| {
+                    invalid(format!(
+                        "an upstream stream error is not a valid A2A {upstream} error: {e}"
+                    ))
+                }),
+            Ok(result) => codec
+                .decode_event(result.get().as_bytes())
+                .map(Ok)
+                .map_err(|e| {
+                    invalid(format!(
+                        "an upstream stream event is not a valid A2A {upstream} event: {e}"
+                    ))
+                }),
         };
         // The event's `result` is read by its codec only; anything refused before it decodes
         // is checked against a strict read first (see `jsonrpc::parse_response_lazy`).
         let mut envelope = match jsonrpc::parse_response_lazy(data) {
             Ok(envelope) => envelope,
-            Err(why) => return vec![self.error(not_json_rpc(why))],
+            Err(why) => return vec![self.error(not_json_rpc(&why))],
         };
-        if !envelope.outcome.unwrap_or_else(|e| e).is_checked() {
-            let decodes = match envelope.outcome {
-                Ok(result) => codec.decode_event(result.get().as_bytes()).ok().map(Ok),
-                Err(error) => codec.decode_error(error.get().as_bytes()).ok().map(Err),
-            };
-            if let Some(decoded) = decodes
-                && envelope.id == self.context.id
-            {
-                return match decoded {
-                    Ok(event) => self.event(event),
-                    Err(error) => vec![self.error(error)],
-                };
-            }
+        let mut decoded = decode(envelope.outcome);
+        let unchecked = !envelope.outcome.unwrap_or_else(|e| e).is_checked();
+        if unchecked && (decoded.is_err() || envelope.id != self.context.id) {
             match jsonrpc::parse_response(data) {
-                Err(why) => return vec![self.error(not_json_rpc(why))],
-                Ok(strict) => envelope = strict,
+                Err(why) => return vec![self.error(not_json_rpc(&why))],
+                Ok(strict) => {
+                    decoded = decode(strict.outcome);
+                    envelope = strict;
+                }
             }
         }
         if envelope.id != self.context.id {
@@ -326,27 +334,19 @@ impl Translator {
                 envelope.id, self.context.id
             )))];
         }
-        match envelope.outcome {
-            Err(error) => {
-                let error = codec
-                    .decode_error(error.get().as_bytes())
-                    .unwrap_or_else(|e| {
-                        invalid(format!(
-                            "an upstream stream error is not a valid A2A {} error: {e}",
-                            self.context.upstream
-                        ))
-                    });
-                vec![self.error(error)]
-            }
-            Ok(result) => match codec.decode_event(result.get().as_bytes()) {
-                Ok(event) => self.event(event),
-                Err(e) => vec![self.error(invalid(format!(
-                    "an upstream stream event is not a valid A2A {} event: {e}",
-                    self.context.upstream
-                )))],
-            },
+        match decoded {
+            Ok(Ok(event)) => self.event(event),
+            Ok(Err(error)) | Err(error) => vec![self.error(error)],
         }
     }
+}
+
+/// The error for an upstream event that is not a JSON-RPC response.
+fn not_json_rpc(why: &str) -> RpcError {
+    RpcError::new(
+        ErrorCode::InvalidAgentResponse,
+        format!("an upstream stream event is not valid JSON-RPC: {why}"),
+    )
 }
 
 /// The task an event is about, with its context id.
