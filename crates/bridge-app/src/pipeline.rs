@@ -314,9 +314,11 @@ async fn rpc_inner(
     };
     let unchecked = envelope.params.is_some_and(|p| !p.is_checked());
     let strict_refusal = || {
+        if !unchecked {
+            return None;
+        }
         jsonrpc::parse_request(&request.body)
             .err()
-            .filter(|_| unchecked)
             .map(|refused| error_response(bridge, fallback, &refused.id, refused.error))
     };
     if let Some(refused) = admit(bridge, &envelope, &request.headers, fallback) {
