@@ -22,6 +22,8 @@
 //! `InvalidRequest` error (id `null`) tells the caller what went wrong instead of leaving it to
 //! time out.
 
+use std::borrow::Cow;
+
 use bridge_ir::{ErrorCode, RequestId, RpcError};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -65,8 +67,8 @@ impl<'a> RawJson<'a> {
 pub struct RequestEnvelope<'a> {
     /// The id.
     pub id: RequestId,
-    /// The method name.
-    pub method: String,
+    /// The method name, borrowed from the body unless it had escapes.
+    pub method: Cow<'a, str>,
     /// The raw `params`, when present.
     pub params: Option<RawJson<'a>>,
 }
@@ -187,6 +189,15 @@ fn read_string(text: &str) -> Option<String> {
     }
 }
 
+/// Reads a JSON string value (already known to be valid JSON), borrowing it when it has no
+/// escapes.
+fn read_str(text: &str) -> Option<Cow<'_, str>> {
+    match plain_string(text) {
+        Some(inner) => Some(Cow::Borrowed(inner)),
+        None => serde_json::from_str::<String>(text).ok().map(Cow::Owned),
+    }
+}
+
 /// Writes `text` as a JSON string.
 fn write_string(out: &mut Vec<u8>, text: &str) {
     if text.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
@@ -290,7 +301,7 @@ fn parse_request_with(
     }
     let method = match raw.method {
         None => return Err(invalid(answer_id, "`method` is missing")),
-        Some(value) => read_string(value)
+        Some(value) => read_str(value)
             .ok_or_else(|| invalid(answer_id.clone(), "`method` must be a string"))?,
     };
     let Some(id) = id else {
@@ -451,6 +462,10 @@ mod scan {
     /// value is the rest of the body up to the closing brace, when that ends with the matching
     /// bracket, and is not read.
     pub(super) fn members(body: &[u8], lazy: Option<Payload>) -> Option<Members<'_>> {
+        // One check of the whole body; every slice below starts and ends at an ASCII delimiter,
+        // so it is UTF-8 as well. (`serde_json` accepts invalid UTF-8 inside a string it skips;
+        // such a body is left to it.)
+        let text = std::str::from_utf8(body).ok()?;
         let mut scanner = Scanner { body, at: 0 };
         let mut members = Members::default();
         scanner.whitespace();
@@ -468,7 +483,7 @@ mod scan {
                 if let Some(payload) = lazy
                     && let Some(end) = deferred_payload(body, payload, key, start, &members)
                 {
-                    let text = std::str::from_utf8(body.get(start..end)?).ok()?;
+                    let text = text.get(start..end)?;
                     let slot = match key {
                         b"params" => &mut members.params,
                         b"result" => &mut members.result,
@@ -488,14 +503,10 @@ mod scan {
                     b"params" => Some(&mut members.params),
                     b"result" => Some(&mut members.result),
                     b"error" => Some(&mut members.error),
-                    // `serde_json` checks that an unknown key is UTF-8, but not its value.
-                    _ => {
-                        std::str::from_utf8(key).ok()?;
-                        None
-                    }
+                    _ => None,
                 };
                 if let Some(slot) = slot {
-                    let text = std::str::from_utf8(body.get(start..scanner.at)?).ok()?;
+                    let text = text.get(start..scanner.at)?;
                     if slot.replace(text).is_some() {
                         return None;
                     }
