@@ -447,7 +447,7 @@ pub fn write_request(id: &RequestId, method: &str, params: &[u8]) -> Vec<u8> {
 /// with an escape, a member given twice, a byte that is not valid in JSON or not valid UTF-8 in
 /// a member the envelope keeps, nesting deeper than [`MAX_DEPTH`], any syntax error); the caller
 /// then asks `serde_json`, which gives the answer or the error. It never recurses.
-mod scan {
+pub(crate) mod scan {
     use super::Members;
 
     /// Nesting past this many levels is left to `serde_json`, which skips it without recursing
@@ -568,28 +568,29 @@ mod scan {
         matches!(byte, b' ' | b'\n' | b'\t' | b'\r')
     }
 
-    struct Scanner<'a> {
-        body: &'a [u8],
-        at: usize,
+    #[derive(Debug)]
+    pub(crate) struct Scanner<'a> {
+        pub(crate) body: &'a [u8],
+        pub(crate) at: usize,
     }
 
     impl<'a> Scanner<'a> {
-        fn peek(&self) -> Option<u8> {
+        pub(crate) fn peek(&self) -> Option<u8> {
             self.body.get(self.at).copied()
         }
 
-        fn next(&mut self) -> Option<u8> {
+        pub(crate) fn next(&mut self) -> Option<u8> {
             let byte = self.peek()?;
             self.at += 1;
             Some(byte)
         }
 
-        fn eat(&mut self, expected: u8) -> Option<()> {
+        pub(crate) fn eat(&mut self, expected: u8) -> Option<()> {
             (self.next()? == expected).then_some(())
         }
 
         /// Skips JSON whitespace (RFC 8259 §2: space, tab, line feed, carriage return).
-        fn whitespace(&mut self) {
+        pub(crate) fn whitespace(&mut self) {
             while let Some(b' ' | b'\n' | b'\t' | b'\r') = self.peek() {
                 self.at += 1;
             }
@@ -611,7 +612,7 @@ mod scan {
         }
 
         /// Skips the rest of a string whose opening quote was just read.
-        fn string(&mut self) -> Option<()> {
+        pub(crate) fn string(&mut self) -> Option<()> {
             loop {
                 let rest = self.body.get(self.at..)?;
                 let length = string_run(rest)?;
@@ -643,7 +644,7 @@ mod scan {
         }
 
         /// Skips a number (RFC 8259 §6).
-        fn number(&mut self) -> Option<()> {
+        pub(crate) fn number(&mut self) -> Option<()> {
             if self.peek()? == b'-' {
                 self.at += 1;
             }
@@ -676,15 +677,17 @@ mod scan {
             Some(())
         }
 
-        fn literal(&mut self, text: &[u8]) -> Option<()> {
+        pub(crate) fn literal(&mut self, text: &[u8]) -> Option<()> {
             let end = self.at + text.len();
             (self.body.get(self.at..end)? == text).then(|| self.at = end)
         }
 
         /// Skips one value, keeping the open containers on a stack instead of recursing.
-        fn value(&mut self) -> Option<()> {
+        /// Answers how deeply the value nests containers (0 for a scalar).
+        pub(crate) fn value(&mut self) -> Option<usize> {
             // `true` for an object, `false` for an array.
             let mut open: Vec<bool> = Vec::new();
+            let mut deepest = 0;
             loop {
                 self.whitespace();
                 match self.peek()? {
@@ -693,8 +696,10 @@ mod scan {
                         self.whitespace();
                         if self.peek()? == b'}' {
                             self.at += 1;
+                            deepest = deepest.max(open.len() + 1);
                         } else {
                             open.push(true);
+                            deepest = deepest.max(open.len());
                             if open.len() > MAX_DEPTH {
                                 return None;
                             }
@@ -707,8 +712,10 @@ mod scan {
                         self.whitespace();
                         if self.peek()? == b']' {
                             self.at += 1;
+                            deepest = deepest.max(open.len() + 1);
                         } else {
                             open.push(false);
+                            deepest = deepest.max(open.len());
                             if open.len() > MAX_DEPTH {
                                 return None;
                             }
@@ -728,7 +735,7 @@ mod scan {
                 // A value is complete: close what it completes, or go on to the next one.
                 loop {
                     let Some(&object) = open.last() else {
-                        return Some(());
+                        return Some(deepest);
                     };
                     self.whitespace();
                     match (self.next()?, object) {
@@ -778,7 +785,7 @@ mod scan {
 
     /// The length of the run of string content at the start of `rest`, up to the first `"` or
     /// `\\`; `None` when there is none or the run holds a control byte.
-    fn string_run(rest: &[u8]) -> Option<usize> {
+    pub(crate) fn string_run(rest: &[u8]) -> Option<usize> {
         let head = rest.get(..rest.len().min(SHORT))?;
         let mut words = head.chunks_exact(8);
         let mut offset = 0;

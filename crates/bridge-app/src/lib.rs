@@ -10,6 +10,7 @@
 pub mod bridge;
 pub mod card;
 pub mod codec;
+pub mod direct;
 pub mod headers;
 pub mod jsonrpc;
 pub mod negotiate;

@@ -1,0 +1,507 @@
+//! Reading and writing JSON without serde, for the codecs' direct paths: the shapes nearly every
+//! exchange carries (messages, tasks, the send request, status and artifact events), decoded
+//! into the IR and encoded from it by hand.
+//!
+//! # Why the hot shapes skip serde
+//!
+//! A serde-derived decoder goes through a generic visitor per struct and per field, each with
+//! the parser's string and number code inlined into it; for a 150-byte request that code is
+//! larger than the instruction cache, and the translation spends its time fetching it
+//! (docs/benchmarks.md, "where the time goes"). [`Reader`] and the writing functions here are a
+//! handful of small non-generic functions that every direct decoder and encoder calls.
+//!
+//! # Why a direct path may decline, and the serde path stays the authority
+//!
+//! A direct decoder handles the ordinary document only: known member names, no duplicates,
+//! strings, integers and booleans where the wire type has them. Anything else — an unknown or
+//! repeated member, an alias, a `null`, an escape it cannot take, a shape the revision forbids —
+//! makes it answer `None`, and the codec decodes the same bytes with its serde wire types,
+//! whose answer (the value, or the error the caller sees) is the one given. A direct encoder
+//! likewise declines anything that would be reported as a loss. So a direct path changes the
+//! speed, never the answer: each codec's tests hold its direct paths to the serde path's
+//! value, bytes and losses on every golden fixture and on generated documents.
+
+use std::borrow::Cow;
+
+use serde::Serialize;
+
+use crate::jsonrpc::scan::{Scanner, string_run};
+
+/// How deep a direct decoder lets a document nest before it leaves the document to the serde
+/// path (whose own limits then apply): below every limit that path has.
+pub const MAX_DEPTH: usize = 96;
+
+/// A pull reader over one JSON document. Every method answers `None` when the next token is not
+/// what was asked for; the reader is then of no further use.
+#[derive(Debug)]
+pub struct Reader<'a> {
+    scan: Scanner<'a>,
+    text: &'a str,
+    depth: usize,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader at the start of `bytes`, or `None` when they are not UTF-8.
+    #[must_use]
+    pub fn new(bytes: &'a [u8]) -> Option<Self> {
+        let text = std::str::from_utf8(bytes).ok()?;
+        Some(Self {
+            scan: Scanner { body: bytes, at: 0 },
+            text,
+            depth: 0,
+        })
+    }
+
+    /// Opens an object: `{`.
+    pub fn object(&mut self) -> Option<()> {
+        self.open(b'{')
+    }
+
+    /// Opens an array: `[`.
+    pub fn array(&mut self) -> Option<()> {
+        self.open(b'[')
+    }
+
+    fn open(&mut self, bracket: u8) -> Option<()> {
+        self.scan.whitespace();
+        self.scan.eat(bracket)?;
+        self.depth += 1;
+        (self.depth <= MAX_DEPTH).then_some(())
+    }
+
+    /// The next member name of the open object, with its `:` read; `Some(None)` when the object
+    /// closes. `first` is `true` before the first member and is cleared here. Names with
+    /// escapes are declined.
+    pub fn key(&mut self, first: &mut bool) -> Option<Option<&'a str>> {
+        self.scan.whitespace();
+        if *first {
+            *first = false;
+            if self.scan.peek()? == b'}' {
+                self.scan.at += 1;
+                self.depth -= 1;
+                return Some(None);
+            }
+        } else {
+            match self.scan.next()? {
+                b',' => self.scan.whitespace(),
+                b'}' => {
+                    self.depth -= 1;
+                    return Some(None);
+                }
+                _ => return None,
+            }
+        }
+        self.scan.eat(b'"')?;
+        let start = self.scan.at;
+        let length = string_run(self.scan.body.get(start..)?)?;
+        if self.scan.body.get(start + length) != Some(&b'"') {
+            return None;
+        }
+        self.scan.at = start + length + 1;
+        let name = self.text.get(start..start + length)?;
+        self.scan.whitespace();
+        self.scan.eat(b':')?;
+        Some(Some(name))
+    }
+
+    /// Whether the open array has another element (the reader is then at it); `false` when the
+    /// array closes. `first` is `true` before the first element and is cleared here.
+    pub fn element(&mut self, first: &mut bool) -> Option<bool> {
+        self.scan.whitespace();
+        if *first {
+            *first = false;
+            if self.scan.peek()? == b']' {
+                self.scan.at += 1;
+                self.depth -= 1;
+                return Some(false);
+            }
+            return Some(true);
+        }
+        match self.scan.next()? {
+            b',' => Some(true),
+            b']' => {
+                self.depth -= 1;
+                Some(false)
+            }
+            _ => None,
+        }
+    }
+
+    /// Reads `null` if it is next, and answers whether it was.
+    pub fn null(&mut self) -> bool {
+        self.scan.whitespace();
+        if self.scan.peek() == Some(b'n') {
+            return self.scan.literal(b"null").is_some();
+        }
+        false
+    }
+
+    /// A string, borrowed from the document unless it has escapes.
+    pub fn str(&mut self) -> Option<Cow<'a, str>> {
+        self.scan.whitespace();
+        self.scan.eat(b'"')?;
+        let start = self.scan.at;
+        let length = string_run(self.scan.body.get(start..)?)?;
+        if self.scan.body.get(start + length) == Some(&b'"') {
+            self.scan.at = start + length + 1;
+            return self.text.get(start..start + length).map(Cow::Borrowed);
+        }
+        self.scan.string()?;
+        let quoted = self.text.get(start - 1..self.scan.at)?;
+        serde_json::from_str::<String>(quoted).ok().map(Cow::Owned)
+    }
+
+    /// A string, owned.
+    pub fn string(&mut self) -> Option<String> {
+        self.str().map(Cow::into_owned)
+    }
+
+    /// `true` or `false`.
+    pub fn bool(&mut self) -> Option<bool> {
+        self.scan.whitespace();
+        match self.scan.peek()? {
+            b't' => self.scan.literal(b"true").map(|()| true),
+            b'f' => self.scan.literal(b"false").map(|()| false),
+            _ => None,
+        }
+    }
+
+    /// An integer written without fraction or exponent, within `i64`.
+    pub fn integer(&mut self) -> Option<i64> {
+        self.scan.whitespace();
+        let start = self.scan.at;
+        self.scan.number()?;
+        let text = self.text.get(start..self.scan.at)?;
+        if text.bytes().any(|b| matches!(b, b'.' | b'e' | b'E')) {
+            return None;
+        }
+        text.parse().ok()
+    }
+
+    /// The text of the next value, whatever it is, for a serde decoder of that one member.
+    pub fn raw(&mut self) -> Option<&'a str> {
+        self.scan.whitespace();
+        let start = self.scan.at;
+        let deepest = self.scan.value()?;
+        if self.depth + deepest > MAX_DEPTH {
+            return None;
+        }
+        self.text.get(start..self.scan.at)
+    }
+
+    /// The next value decoded as `T` (with the fast serde reader, `serde_json` deciding when it
+    /// declines); `None` when it is not a `T`.
+    pub fn value<T: serde::de::DeserializeOwned>(&mut self) -> Option<T> {
+        let raw = self.raw()?;
+        crate::wire_support::decode(raw.as_bytes()).or_else(|| serde_json::from_str(raw).ok())
+    }
+
+    /// Ends the document: nothing but whitespace may follow.
+    #[must_use]
+    pub fn end(mut self) -> Option<()> {
+        self.scan.whitespace();
+        (self.scan.at == self.scan.body.len() && self.depth == 0).then_some(())
+    }
+}
+
+/// Marks member `bit` of an object as read; `None` when it already was (a repeated member,
+/// which the serde path refuses).
+pub fn once(seen: &mut u64, bit: u32) -> Option<()> {
+    let mask = 1u64 << bit;
+    if *seen & mask != 0 {
+        return None;
+    }
+    *seen |= mask;
+    Some(())
+}
+
+/// Writes `text` as a JSON string, escaped as `serde_json` escapes it.
+pub fn write_str(out: &mut Vec<u8>, text: &str) {
+    let bytes = text.as_bytes();
+    if needs_escape(bytes) {
+        write_escaped(out, text);
+    } else {
+        out.reserve(bytes.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(bytes);
+        out.push(b'"');
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn write_escaped(out: &mut Vec<u8>, text: &str) {
+    // Writing a `str` into a `Vec` cannot fail.
+    let _ = serde_json::to_writer(out, text);
+}
+
+/// Writes a member name and its `:`, after a `,` unless `first`. `name` is a literal of the
+/// calling encoder and never needs escapes.
+pub fn write_key(out: &mut Vec<u8>, first: &mut bool, name: &str) {
+    out.reserve(name.len() + 4);
+    if *first {
+        *first = false;
+    } else {
+        out.push(b',');
+    }
+    out.push(b'"');
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(b"\":");
+}
+
+/// Writes `value` with serde (the bytes `serde_json` would write): for members the direct
+/// encoders do not take apart, such as metadata.
+pub fn write_value<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    if sonic_rs::to_writer(&mut *out, value).is_err() {
+        out.extend_from_slice(b"null");
+    }
+}
+
+/// Whether `bytes` holds a `"`, a `\` or a byte below 0x20: what a JSON string must escape.
+#[must_use]
+pub fn needs_escape(bytes: &[u8]) -> bool {
+    let n = bytes.len();
+    if n >= 64 {
+        return long_needs_escape(bytes);
+    }
+    if n >= 8 {
+        // Whole words, then the last eight bytes again: a read never leaves the slice.
+        let mut found = 0;
+        let mut at = 0;
+        while let Some(word) = bytes.get(at..at + 8) {
+            found |= specials(word);
+            at += 8;
+        }
+        if let Some(last) = bytes.get(n - 8..) {
+            found |= specials(last);
+        }
+        return found != 0;
+    }
+    bytes.iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20)
+}
+
+/// Whole 64-byte blocks without an early exit, so the compiler vectorises the test.
+#[inline(never)]
+fn long_needs_escape(bytes: &[u8]) -> bool {
+    let special = |b: u8| u8::from(b == b'"' || b == b'\\' || b < 0x20);
+    let mut blocks = bytes.chunks_exact(64);
+    let found = blocks.by_ref().fold(0u8, |found, block| {
+        found | block.iter().fold(0u8, |f, &b| f | special(b))
+    });
+    found != 0 || blocks.remainder().iter().any(|&b| special(b) != 0)
+}
+
+/// Non-zero when one of the first eight bytes of `bytes` is `"`, `\` or below 0x20.
+fn specials(bytes: &[u8]) -> u64 {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    const fn zero_bytes(x: u64) -> u64 {
+        x.wrapping_sub(ONES) & !x & HIGH
+    }
+    let mut word = [0u8; 8];
+    if let Some(head) = bytes.get(..8) {
+        word.copy_from_slice(head);
+    }
+    let word = u64::from_le_bytes(word);
+    let quote = zero_bytes(word ^ u64::from_ne_bytes([b'"'; 8]));
+    let backslash = zero_bytes(word ^ u64::from_ne_bytes([b'\\'; 8]));
+    let control = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
+    quote | backslash | control
+}
+
+#[cfg(test)]
+mod tests {
+    #![expect(clippy::unwrap_used, reason = "a failed unwrap is a failed test")]
+
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    use super::{MAX_DEPTH, Reader, needs_escape, once, write_key, write_str, write_value};
+
+    /// Reads any document into a `Value` with the reader alone (numbers through `raw`).
+    fn read(reader: &mut Reader<'_>) -> Option<Value> {
+        if reader.null() {
+            return Some(Value::Null);
+        }
+        let mut probe = Reader {
+            scan: super::Scanner {
+                body: reader.scan.body,
+                at: reader.scan.at,
+            },
+            text: reader.text,
+            depth: reader.depth,
+        };
+        probe.scan.whitespace();
+        match probe.scan.peek()? {
+            b'{' => {
+                reader.object()?;
+                let mut map = serde_json::Map::new();
+                let mut first = true;
+                while let Some(key) = reader.key(&mut first)? {
+                    let value = read(reader)?;
+                    map.insert(key.to_owned(), value);
+                }
+                Some(Value::Object(map))
+            }
+            b'[' => {
+                reader.array()?;
+                let mut items = Vec::new();
+                let mut first = true;
+                while reader.element(&mut first)? {
+                    items.push(read(reader)?);
+                }
+                Some(Value::Array(items))
+            }
+            b'"' => reader.string().map(Value::String),
+            b't' | b'f' => reader.bool().map(Value::Bool),
+            _ => reader.value::<Value>(),
+        }
+    }
+
+    fn read_all(bytes: &[u8]) -> Option<Value> {
+        let mut reader = Reader::new(bytes)?;
+        let value = read(&mut reader)?;
+        reader.end()?;
+        Some(value)
+    }
+
+    fn any_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            (-1e6f64..1e6).prop_map(Value::from),
+            "(?s).{0,40}".prop_map(Value::String),
+            "[a-z\"\\\\\n]{0,12}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 40, 5, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                prop::collection::btree_map("[a-zA-Z_]{0,8}", inner, 0..5)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn the_reader_reads_what_serde_json_wrote_in_any_layout(value in any_value(), pretty in any::<bool>()) {
+            let text = if pretty { serde_json::to_string_pretty(&value) } else { serde_json::to_string(&value) }.unwrap();
+            prop_assert_eq!(read_all(text.as_bytes()), Some(value));
+        }
+
+        #[test]
+        fn the_reader_accepts_nothing_serde_json_refuses(bytes in prop::collection::vec(any::<u8>(), 0..48)) {
+            if read_all(&bytes).is_some() {
+                prop_assert!(serde_json::from_slice::<Value>(&bytes).is_ok(), "{:?}", String::from_utf8_lossy(&bytes));
+            }
+        }
+
+        #[test]
+        fn a_string_needs_an_escape_exactly_when_it_holds_a_quote_backslash_or_control(
+            text in "(?s).{0,200}",
+            at in 0usize..200,
+            special in prop::sample::select(vec!['"', '\\', '\u{0}', '\u{1f}', '\n']),
+        ) {
+            let plain: String = text.chars().filter(|&c| c != '"' && c != '\\' && c >= ' ').collect();
+            prop_assert!(!needs_escape(plain.as_bytes()));
+            let mut out = Vec::new();
+            write_str(&mut out, &plain);
+            prop_assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(&plain).unwrap());
+            let mut chars: Vec<char> = plain.chars().collect();
+            chars.insert(at.min(chars.len()), special);
+            let special_text: String = chars.into_iter().collect();
+            prop_assert!(needs_escape(special_text.as_bytes()));
+            let mut out = Vec::new();
+            write_str(&mut out, &special_text);
+            prop_assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(&special_text).unwrap());
+        }
+    }
+
+    #[test]
+    fn malformed_or_surprising_documents_are_declined() {
+        for bad in [
+            &b"{"[..],
+            b"{\"a\":1,}",
+            b"[1,]",
+            b"{\"a\" 1}",
+            b"{\"a\":1}}",
+            b"\"\\ud800\"",
+            b"\"\xff\"",
+            b"{\"a\\u0062\":1}",
+            b"01",
+            b"1 2",
+            b"\"a\x01\"",
+            b"nul",
+        ] {
+            assert_eq!(read_all(bad), None, "{}", String::from_utf8_lossy(bad));
+        }
+    }
+
+    #[test]
+    fn nesting_past_the_limit_is_declined_in_containers_and_in_raw_values() {
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert!(read_all(deep(MAX_DEPTH).as_bytes()).is_some());
+        assert_eq!(read_all(deep(MAX_DEPTH + 1).as_bytes()), None);
+        let text = format!("{{\"a\":{}}}", deep(MAX_DEPTH));
+        let mut reader = Reader::new(text.as_bytes()).unwrap();
+        reader.object().unwrap();
+        let mut first = true;
+        assert_eq!(reader.key(&mut first), Some(Some("a")));
+        assert_eq!(reader.raw(), None);
+    }
+
+    #[test]
+    fn strings_with_escapes_are_unescaped_and_plain_ones_borrowed() {
+        let mut reader = Reader::new(br#"["a\n\u00e9", "plain"]"#).unwrap();
+        reader.array().unwrap();
+        let mut first = true;
+        assert_eq!(reader.element(&mut first), Some(true));
+        assert_eq!(reader.str().unwrap(), "a\n\u{e9}");
+        assert_eq!(reader.element(&mut first), Some(true));
+        assert!(matches!(
+            reader.str(),
+            Some(std::borrow::Cow::Borrowed("plain"))
+        ));
+        assert_eq!(reader.element(&mut first), Some(false));
+        reader.end().unwrap();
+    }
+
+    #[test]
+    fn integers_only_without_fraction_or_exponent() {
+        for (text, expected) in [
+            ("12", Some(12)),
+            ("-3", Some(-3)),
+            ("1.0", None),
+            ("1e2", None),
+            ("99999999999999999999", None),
+        ] {
+            let mut reader = Reader::new(text.as_bytes()).unwrap();
+            assert_eq!(reader.integer(), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_repeated_member_is_refused_once_seen() {
+        let mut seen = 0;
+        assert_eq!(once(&mut seen, 3), Some(()));
+        assert_eq!(once(&mut seen, 4), Some(()));
+        assert_eq!(once(&mut seen, 3), None);
+    }
+
+    #[test]
+    fn keys_and_values_are_written_as_serde_json_writes_them() {
+        let mut out = Vec::new();
+        out.push(b'{');
+        let mut first = true;
+        write_key(&mut out, &mut first, "a");
+        write_str(&mut out, "x\"y");
+        write_key(&mut out, &mut first, "b");
+        write_value(&mut out, &json!({"k": [1, 2.5, null]}));
+        out.push(b'}');
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            serde_json::to_string(&json!({"a": "x\"y", "b": {"k": [1, 2.5, null]}})).unwrap()
+        );
+    }
+}
