@@ -178,7 +178,7 @@ fn invalid(id: RequestId, message: impl Into<String>) -> EnvelopeError {
 /// hot path's code.
 fn plain_string(text: &str) -> Option<&str> {
     let inner = text.strip_prefix('"')?.strip_suffix('"')?;
-    (!inner.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20)).then_some(inner)
+    (!crate::direct::needs_escape(inner.as_bytes())).then_some(inner)
 }
 
 /// Reads a JSON string value (already known to be valid JSON).
@@ -200,14 +200,7 @@ fn read_str(text: &str) -> Option<Cow<'_, str>> {
 
 /// Writes `text` as a JSON string.
 fn write_string(out: &mut Vec<u8>, text: &str) {
-    if text.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
-        // Writing a `str` to a `Vec` cannot fail.
-        let _ = serde_json::to_writer(&mut *out, text);
-    } else {
-        out.push(b'"');
-        out.extend_from_slice(text.as_bytes());
-        out.push(b'"');
-    }
+    crate::direct::write_str(out, text);
 }
 
 /// Reads a JSON-RPC id.
