@@ -27,7 +27,13 @@
 //! strings are then moved into the IR; encoders move them back out. An inline file's base64 is
 //! allocated once by the parser and never copied again. Field paths for decode errors are only
 //! computed when decoding fails.
+//!
+//! The hot shapes (the send request, send results, tasks, stream events) first go through the
+//! hand-written readers and writers of [`direct`], which answer exactly what the wire types
+//! answer or decline. [`V03JsonRpc`] tries them first; [`V03SerdeJsonRpc`] is the wire types
+//! alone, the authority the direct paths are tested and benchmarked against.
 
+pub mod direct;
 mod methods;
 mod path;
 mod wire;
@@ -44,9 +50,14 @@ use crate::wire::error::WireError;
 use crate::wire::push::WireTaskPushConfig;
 use crate::wire::task::WireTask;
 
-/// The A2A 0.3 JSON-RPC codec.
+/// The A2A 0.3 JSON-RPC codec: the [`direct`] paths where they answer, else the serde wire
+/// types of [`V03SerdeJsonRpc`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct V03JsonRpc;
+
+/// The A2A 0.3 JSON-RPC codec through its serde wire types alone, never taking a direct path.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct V03SerdeJsonRpc;
 
 fn unsupported(method: Method) -> EncodeError {
     EncodeError::MethodUnsupported {
@@ -63,6 +74,82 @@ fn translated(bytes: Vec<u8>, losses: Losses) -> Translated<Vec<u8>> {
 }
 
 impl JsonRpcCodec for V03JsonRpc {
+    fn revision(&self) -> Revision {
+        Revision::V0_3
+    }
+
+    fn method_name(&self, method: Method) -> Option<&'static str> {
+        methods::name(method)
+    }
+
+    fn method_from_name(&self, name: &str) -> Option<Method> {
+        methods::from_name(name)
+    }
+
+    fn decode_params(&self, method: Method, params: Option<&[u8]>) -> Result<Call, DecodeError> {
+        match direct::decode_params(method, params) {
+            Some(call) => Ok(call),
+            None => V03SerdeJsonRpc.decode_params(method, params),
+        }
+    }
+
+    fn encode_params(&self, call: Call) -> Result<Translated<Vec<u8>>, EncodeError> {
+        match direct::encode_params(&call) {
+            Some(bytes) => Ok(Translated::lossless(bytes)),
+            None => V03SerdeJsonRpc.encode_params(call),
+        }
+    }
+
+    fn decode_result(&self, method: Method, result: &[u8]) -> Result<Reply, DecodeError> {
+        match direct::decode_result(method, result) {
+            Some(reply) => Ok(reply),
+            None => V03SerdeJsonRpc.decode_result(method, result),
+        }
+    }
+
+    fn encode_result(
+        &self,
+        method: Method,
+        reply: Reply,
+    ) -> Result<Translated<Vec<u8>>, EncodeError> {
+        match direct::encode_result(method, &reply) {
+            Some(bytes) => Ok(Translated::lossless(bytes)),
+            None => V03SerdeJsonRpc.encode_result(method, reply),
+        }
+    }
+
+    fn decode_event(&self, result: &[u8]) -> Result<StreamEvent, DecodeError> {
+        match direct::decode_event(result) {
+            Some(event) => Ok(event),
+            None => V03SerdeJsonRpc.decode_event(result),
+        }
+    }
+
+    fn encode_event(&self, event: StreamEvent) -> Translated<Vec<u8>> {
+        match direct::encode_event(&event) {
+            Some(bytes) => Translated::lossless(bytes),
+            None => V03SerdeJsonRpc.encode_event(event),
+        }
+    }
+
+    fn decode_error(&self, error: &[u8]) -> Result<RpcError, DecodeError> {
+        V03SerdeJsonRpc.decode_error(error)
+    }
+
+    fn encode_error(&self, error: RpcError) -> Translated<Vec<u8>> {
+        V03SerdeJsonRpc.encode_error(error)
+    }
+
+    fn decode_card(&self, card: &[u8]) -> Result<AgentCard, DecodeError> {
+        V03SerdeJsonRpc.decode_card(card)
+    }
+
+    fn encode_card(&self, card: AgentCard) -> Result<Translated<Vec<u8>>, EncodeError> {
+        V03SerdeJsonRpc.encode_card(card)
+    }
+}
+
+impl JsonRpcCodec for V03SerdeJsonRpc {
     fn revision(&self) -> Revision {
         Revision::V0_3
     }

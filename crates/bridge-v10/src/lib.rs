@@ -23,8 +23,17 @@
 //! not the meaning (an offset timestamp converted to `Z`, an empty `contextId` omitted) are not
 //! losses.
 //!
+//! # Why two codec types
+//!
+//! The hot shapes (send params, stream events, task and send results) have hand-written
+//! readers and writers in [`direct`] that decline anything unusual; [`V10JsonRpc`] tries them
+//! first and falls back to the serde wire types, which stay the authority on every value and
+//! every error. [`V10SerdeJsonRpc`] is the serde path alone, for the tests that hold the direct
+//! paths to it and for the benchmark.
+//!
 //! The codec does no I/O; every entry point is a pure function of its bytes or its IR value.
 
+pub mod direct;
 mod method;
 mod path;
 mod wire;
@@ -46,9 +55,15 @@ use crate::wire::task::{
     StreamResponseOut, TaskIn, TaskOut,
 };
 
-/// The A2A 1.0 JSON-RPC codec.
+/// The A2A 1.0 JSON-RPC codec: the [`direct`] paths for the shapes they cover, the serde wire
+/// types ([`V10SerdeJsonRpc`]) for everything they decline.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct V10JsonRpc;
+
+/// The A2A 1.0 JSON-RPC codec on its serde wire types alone, never taking a [`direct`] path:
+/// the authority the direct paths are tested against, and the benchmark's reference.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct V10SerdeJsonRpc;
 
 /// `ListTaskPushNotificationConfigsResponse` as decoded.
 #[derive(Debug, Deserialize)]
@@ -74,7 +89,7 @@ struct PushListOut {
 /// accepted, its members ignored like any unknown member.
 type EmptyIn = bridge_ir::JsonObject;
 
-impl JsonRpcCodec for V10JsonRpc {
+impl JsonRpcCodec for V10SerdeJsonRpc {
     fn revision(&self) -> Revision {
         Revision::V1_0
     }
@@ -227,6 +242,90 @@ impl JsonRpcCodec for V10JsonRpc {
         let mut losses = Losses::default();
         let out = CardOut::from_ir(card, &mut losses);
         Ok(translated(&out, losses))
+    }
+}
+
+impl JsonRpcCodec for V10JsonRpc {
+    fn revision(&self) -> Revision {
+        V10SerdeJsonRpc.revision()
+    }
+
+    fn method_name(&self, method: Method) -> Option<&'static str> {
+        V10SerdeJsonRpc.method_name(method)
+    }
+
+    fn method_from_name(&self, name: &str) -> Option<Method> {
+        V10SerdeJsonRpc.method_from_name(name)
+    }
+
+    fn decode_params(&self, method: Method, params: Option<&[u8]>) -> Result<Call, DecodeError> {
+        match direct::decode_params(method, params) {
+            Some(call) => Ok(call),
+            None => V10SerdeJsonRpc.decode_params(method, params),
+        }
+    }
+
+    fn encode_params(&self, call: Call) -> Result<Translated<Vec<u8>>, EncodeError> {
+        match direct::encode_params(&call) {
+            Some(value) => Ok(lossless(value)),
+            None => V10SerdeJsonRpc.encode_params(call),
+        }
+    }
+
+    fn decode_result(&self, method: Method, result: &[u8]) -> Result<Reply, DecodeError> {
+        match direct::decode_result(method, result) {
+            Some(reply) => Ok(reply),
+            None => V10SerdeJsonRpc.decode_result(method, result),
+        }
+    }
+
+    fn encode_result(
+        &self,
+        method: Method,
+        reply: Reply,
+    ) -> Result<Translated<Vec<u8>>, EncodeError> {
+        match direct::encode_result(method, &reply) {
+            Some(value) => Ok(lossless(value)),
+            None => V10SerdeJsonRpc.encode_result(method, reply),
+        }
+    }
+
+    fn decode_event(&self, result: &[u8]) -> Result<StreamEvent, DecodeError> {
+        match direct::decode_event(result) {
+            Some(event) => Ok(event),
+            None => V10SerdeJsonRpc.decode_event(result),
+        }
+    }
+
+    fn encode_event(&self, event: StreamEvent) -> Translated<Vec<u8>> {
+        match direct::encode_event(&event) {
+            Some(value) => lossless(value),
+            None => V10SerdeJsonRpc.encode_event(event),
+        }
+    }
+
+    fn decode_error(&self, error: &[u8]) -> Result<RpcError, DecodeError> {
+        V10SerdeJsonRpc.decode_error(error)
+    }
+
+    fn encode_error(&self, error: RpcError) -> Translated<Vec<u8>> {
+        V10SerdeJsonRpc.encode_error(error)
+    }
+
+    fn decode_card(&self, card: &[u8]) -> Result<AgentCard, DecodeError> {
+        V10SerdeJsonRpc.decode_card(card)
+    }
+
+    fn encode_card(&self, card: AgentCard) -> Result<Translated<Vec<u8>>, EncodeError> {
+        V10SerdeJsonRpc.encode_card(card)
+    }
+}
+
+/// Bytes a direct encoder wrote: it writes only what loses nothing.
+const fn lossless(value: Vec<u8>) -> Translated<Vec<u8>> {
+    Translated {
+        value,
+        losses: Vec::new(),
     }
 }
 

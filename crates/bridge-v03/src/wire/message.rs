@@ -378,7 +378,10 @@ impl WirePart {
 }
 
 /// Unwraps `{"value": X}` for a non-object `X` when the part is flagged `data_part_compat`.
-fn unwrap_compat(data: Value, metadata: Option<JsonObject>) -> (Value, Option<JsonObject>) {
+pub(crate) fn unwrap_compat(
+    data: Value,
+    metadata: Option<JsonObject>,
+) -> (Value, Option<JsonObject>) {
     let flagged = metadata
         .as_ref()
         .and_then(|m| m.get(DATA_PART_COMPAT))

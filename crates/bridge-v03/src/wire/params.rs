@@ -104,7 +104,7 @@ struct WirePushDelete {
 }
 
 /// A 0.3 `historyLength` in 1.0 terms: non-positive means "all", which is the IR's `None`.
-fn history_into_ir(length: Option<i32>) -> Option<i32> {
+pub(crate) fn history_into_ir(length: Option<i32>) -> Option<i32> {
     length.filter(|n| *n > 0)
 }
 

@@ -1,4 +1,5 @@
 //! Integration tests of the 0.3 codec through its public port.
 
+mod direct;
 mod golden;
 mod properties;

@@ -19,11 +19,11 @@ use bridge_v03::V03JsonRpc;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
-fn small_string() -> impl Strategy<Value = String> {
+pub(crate) fn small_string() -> impl Strategy<Value = String> {
     "[a-z0-9 _-]{0,6}"
 }
 
-fn json_leaf() -> impl Strategy<Value = Value> {
+pub(crate) fn json_leaf() -> impl Strategy<Value = Value> {
     prop_oneof![
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
@@ -32,7 +32,7 @@ fn json_leaf() -> impl Strategy<Value = Value> {
     ]
 }
 
-fn json_value() -> impl Strategy<Value = Value> {
+pub(crate) fn json_value() -> impl Strategy<Value = Value> {
     json_leaf().prop_recursive(3, 16, 4, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
@@ -44,14 +44,14 @@ fn json_value() -> impl Strategy<Value = Value> {
 
 /// Metadata never uses the `data_part_compat` key: a 1.0 producer that sets it by hand on an
 /// object shaped like the wrapper is indistinguishable from the convention itself.
-fn metadata() -> impl Strategy<Value = Option<Map<String, Value>>> {
+pub(crate) fn metadata() -> impl Strategy<Value = Option<Map<String, Value>>> {
     prop::option::of(
         prop::collection::btree_map("[a-z]{1,3}", json_leaf(), 0..3)
             .prop_map(|m| m.into_iter().collect()),
     )
 }
 
-fn part() -> impl Strategy<Value = Part> {
+pub(crate) fn part() -> impl Strategy<Value = Part> {
     let content = prop_oneof![
         small_string().prop_map(PartContent::Text),
         "[A-Za-z0-9+/=]{0,12}".prop_map(PartContent::Raw),
@@ -72,15 +72,15 @@ fn part() -> impl Strategy<Value = Part> {
         })
 }
 
-fn role() -> impl Strategy<Value = Role> {
+pub(crate) fn role() -> impl Strategy<Value = Role> {
     prop::sample::select(Role::ALL.to_vec())
 }
 
-fn state() -> impl Strategy<Value = TaskState> {
+pub(crate) fn state() -> impl Strategy<Value = TaskState> {
     prop::sample::select(TaskState::ALL.to_vec())
 }
 
-fn message() -> impl Strategy<Value = Message> {
+pub(crate) fn message() -> impl Strategy<Value = Message> {
     (
         small_string(),
         prop::option::of(small_string()),
@@ -96,7 +96,7 @@ fn message() -> impl Strategy<Value = Message> {
         })
 }
 
-fn status() -> impl Strategy<Value = TaskStatus> {
+pub(crate) fn status() -> impl Strategy<Value = TaskStatus> {
     (
         state(),
         prop::option::of(message()),
@@ -109,7 +109,7 @@ fn status() -> impl Strategy<Value = TaskStatus> {
         })
 }
 
-fn artifact() -> impl Strategy<Value = Artifact> {
+pub(crate) fn artifact() -> impl Strategy<Value = Artifact> {
     (small_string(), prop::collection::vec(part(), 0..3)).prop_map(|(artifact_id, parts)| {
         Artifact {
             artifact_id,
@@ -122,7 +122,7 @@ fn artifact() -> impl Strategy<Value = Artifact> {
     })
 }
 
-fn event() -> impl Strategy<Value = StreamEvent> {
+pub(crate) fn event() -> impl Strategy<Value = StreamEvent> {
     prop_oneof![
         (
             small_string(),
@@ -170,7 +170,7 @@ fn event() -> impl Strategy<Value = StreamEvent> {
     ]
 }
 
-fn send_params() -> impl Strategy<Value = SendMessageParams> {
+pub(crate) fn send_params() -> impl Strategy<Value = SendMessageParams> {
     let config = (
         prop::option::of(any::<bool>()),
         prop::option::of(-2i32..4),

@@ -11,6 +11,8 @@
     reason = "property tests fail by panicking with the failing input"
 )]
 
+mod direct;
+
 use bridge_app::codec::JsonRpcCodec;
 use bridge_ir::{
     Artifact, JsonObject, LossKind, Message, Method, Part, PartContent, Role, StreamEvent, Task,

@@ -1,0 +1,1163 @@
+//! Direct decoders and encoders for the 0.3 shapes nearly every exchange carries, written
+//! against `bridge_app::direct` instead of serde.
+//!
+//! Covered: the params of `message/send` and `message/stream` (the message with parts of every
+//! kind, the configuration with its push config, metadata); stream events of every kind (task,
+//! message, `status-update`, `artifact-update`); and the results of `message/send` (task or
+//! message), `tasks/get` and `tasks/cancel` (a task with status, history and artifacts). Every
+//! other method goes straight to the serde wire types.
+//!
+//! # Why a second decoder beside the serde wire types
+//!
+//! The serde-derived decoder of a small request is a generic visitor per wire struct with the
+//! parser inlined into each; for a 150-byte `message/send` that code does not fit the
+//! instruction cache, and the translation spends its time fetching it. The functions here call
+//! the same few small reader and writer functions for every member (docs/benchmarks.md).
+//!
+//! # Why the serde path stays the authority
+//!
+//! Each decoder answers `None` for anything it is not sure of: a member it does not know (which
+//! serde would ignore), a repeated member, a `null`, a `kind` or enum name it does not know, a
+//! part whose members leave its kind in doubt, a number that is not a plain `i32`, trailing
+//! bytes. The codec then decodes the same bytes with the serde wire types, whose value or error
+//! stands; so when a decoder here answers `Some`, it is exactly the value the serde path gives.
+//! Each encoder likewise answers `None` whenever the serde encoder would report a loss (an
+//! unspecified role, a text part's media type, a tenant, a non-positive `historyLength`, a task
+//! without a context id, a task id or tenant on a send's push config), and otherwise writes
+//! byte for byte what the serde encoder writes: the same member order, the same omitted
+//! members, the same escapes. The crate's tests hold both to that on every golden fixture and
+//! on generated documents.
+//!
+//! # Why a stream event is read member by member into one set of slots
+//!
+//! A 0.3 event's `kind` may come anywhere in the object, or not at all (A2A 0.3 §7.2: the
+//! Python SDK tolerates producers that leave it out), so the shape is known only once the
+//! whole object is read. Each member is decoded as it comes into its slot, and the shape is
+//! then picked the way the serde path picks it (`kind`, or else the members present). A member
+//! that does not belong to that shape is declined rather than ignored, so the answer can never
+//! depend on how the serde path would have treated it.
+
+use std::io::Write as _;
+
+use bridge_app::direct::{Reader, once, write_key, write_str, write_value};
+use bridge_ir::{
+    Artifact, Call, JsonObject, Message, Method, Part, PartContent, PushAuthentication, Reply,
+    Role, SendMessageConfig, SendMessageParams, SendResult, StreamEvent, Task,
+    TaskArtifactUpdateEvent, TaskPushConfig, TaskState, TaskStatus, TaskStatusUpdateEvent,
+};
+use serde_json::Value;
+
+use crate::wire::message::{DATA_PART_COMPAT, unwrap_compat};
+use crate::wire::params::history_into_ir;
+
+/// Decodes the `params` of `method` directly; `None` for another method or anything the serde
+/// path must judge.
+#[must_use]
+pub fn decode_params(method: Method, params: Option<&[u8]>) -> Option<Call> {
+    match method {
+        Method::SendMessage => send_params(params?).map(Call::SendMessage),
+        Method::SendStreamingMessage => send_params(params?).map(Call::SendStreamingMessage),
+        _ => None,
+    }
+}
+
+/// Encodes a call's params directly; `None` for another call, or when the serde path would
+/// report a loss.
+#[must_use]
+pub fn encode_params(call: &Call) -> Option<Vec<u8>> {
+    match call {
+        Call::SendMessage(params) | Call::SendStreamingMessage(params) => {
+            encode_send_params(params)
+        }
+        _ => None,
+    }
+}
+
+/// Decodes a unary `result` of `method` directly; `None` for another method or anything the
+/// serde path must judge.
+#[must_use]
+pub fn decode_result(method: Method, result: &[u8]) -> Option<Reply> {
+    let event = read_document(result)?;
+    match (method, event) {
+        (Method::SendMessage, StreamEvent::Task(task)) => Some(Reply::Send(SendResult::Task(task))),
+        (Method::SendMessage, StreamEvent::Message(message)) => {
+            Some(Reply::Send(SendResult::Message(message)))
+        }
+        (Method::SendStreamingMessage | Method::SubscribeToTask, event) => {
+            Some(Reply::Event(event))
+        }
+        (Method::GetTask | Method::CancelTask, StreamEvent::Task(task)) => Some(Reply::Task(task)),
+        _ => None,
+    }
+}
+
+/// Encodes a unary result of `method` directly; `None` for another method, a reply that does
+/// not answer it, or when the serde path would report a loss.
+#[must_use]
+pub fn encode_result(method: Method, reply: &Reply) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    match (method, reply) {
+        (Method::SendMessage, Reply::Send(SendResult::Task(task)))
+        | (Method::GetTask | Method::CancelTask, Reply::Task(task)) => {
+            out.reserve(task_size(task));
+            write_task(&mut out, task)?;
+        }
+        (Method::SendMessage, Reply::Send(SendResult::Message(message))) => {
+            out.reserve(bridge_app::wire_support::parts_size(&message.parts) + 256);
+            write_message(&mut out, message)?;
+        }
+        (Method::SendStreamingMessage | Method::SubscribeToTask, Reply::Event(event)) => {
+            return encode_event(event);
+        }
+        _ => return None,
+    }
+    Some(out)
+}
+
+/// Decodes one stream event directly; `None` for anything the serde path must judge.
+#[must_use]
+pub fn decode_event(result: &[u8]) -> Option<StreamEvent> {
+    read_document(result)
+}
+
+/// Encodes one stream event directly; `None` when the serde path would report a loss.
+#[must_use]
+pub fn encode_event(event: &StreamEvent) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    match event {
+        StreamEvent::Task(task) => {
+            out.reserve(task_size(task));
+            write_task(&mut out, task)?;
+        }
+        StreamEvent::Message(message) => {
+            out.reserve(bridge_app::wire_support::parts_size(&message.parts) + 256);
+            write_message(&mut out, message)?;
+        }
+        StreamEvent::StatusUpdate(update) => {
+            out.reserve(256);
+            write_status_update(&mut out, update)?;
+        }
+        StreamEvent::ArtifactUpdate(update) => {
+            out.reserve(bridge_app::wire_support::parts_size(&update.artifact.parts) + 256);
+            write_artifact_update(&mut out, update)?;
+        }
+    }
+    Some(out)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding.
+
+/// A `MessageSendParams` document.
+fn send_params(bytes: &[u8]) -> Option<SendMessageParams> {
+    let mut r = Reader::new(bytes)?;
+    r.object()?;
+    let (mut seen, mut first) = (0, true);
+    let (mut message, mut configuration, mut metadata) = (None, None, None);
+    while let Some(key) = r.key(&mut first)? {
+        match key {
+            "message" => {
+                once(&mut seen, 0)?;
+                message = Some(read_message(&mut r)?);
+            }
+            "configuration" => {
+                once(&mut seen, 1)?;
+                configuration = Some(read_configuration(&mut r)?);
+            }
+            "metadata" => {
+                once(&mut seen, 2)?;
+                metadata = Some(r.value::<JsonObject>()?);
+            }
+            _ => return None,
+        }
+    }
+    r.end()?;
+    Some(SendMessageParams {
+        message: message?,
+        configuration,
+        metadata,
+        tenant: None,
+    })
+}
+
+/// A `MessageSendConfiguration` object.
+fn read_configuration(r: &mut Reader<'_>) -> Option<SendMessageConfig> {
+    r.object()?;
+    let (mut seen, mut first) = (0, true);
+    let mut config = SendMessageConfig::default();
+    while let Some(key) = r.key(&mut first)? {
+        match key {
+            "acceptedOutputModes" => {
+                once(&mut seen, 0)?;
+                config.accepted_output_modes = Some(read_strings(r)?);
+            }
+            "blocking" => {
+                once(&mut seen, 1)?;
+                config.blocking = Some(r.bool()?);
+            }
+            "historyLength" => {
+                once(&mut seen, 2)?;
+                config.history_length = history_into_ir(Some(read_i32(r)?));
+            }
+            "pushNotificationConfig" => {
+                once(&mut seen, 3)?;
+                config.push_config = Some(read_push_config(r)?);
+            }
+            _ => return None,
+        }
+    }
+    Some(config)
+}
+
+/// The inner `PushNotificationConfig` of a send configuration, whose task does not exist yet.
+fn read_push_config(r: &mut Reader<'_>) -> Option<TaskPushConfig> {
+    r.object()?;
+    let (mut seen, mut first) = (0, true);
+    let (mut id, mut url, mut token, mut authentication) = (None, None, None, None);
+    while let Some(key) = r.key(&mut first)? {
+        match key {
+            "id" => {
+                once(&mut seen, 0)?;
+                id = Some(r.string()?);
+            }
+            "url" => {
+                once(&mut seen, 1)?;
+                url = Some(r.string()?);
+            }
+            "token" => {
+                once(&mut seen, 2)?;
+                token = Some(r.string()?);
+            }
+            "authentication" => {
+                once(&mut seen, 3)?;
+                authentication = Some(read_authentication(r)?);
+            }
+            _ => return None,
+        }
+    }
+    Some(TaskPushConfig {
+        task_id: String::new(),
+        id,
+        url: url?,
+        token,
+        authentication,
+        tenant: None,
+    })
+}
+
+/// A `PushNotificationAuthenticationInfo` object.
+fn read_authentication(r: &mut Reader<'_>) -> Option<PushAuthentication> {
+    r.object()?;
+    let (mut seen, mut first) = (0, true);
+    let (mut schemes, mut credentials) = (None, None);
+    while let Some(key) = r.key(&mut first)? {
+        match key {
+            "schemes" => {
+                once(&mut seen, 0)?;
+                schemes = Some(read_strings(r)?);
+            }
+            "credentials" => {
+                once(&mut seen, 1)?;
+                credentials = Some(r.string()?);
+            }
+            _ => return None,
+        }
+    }
+    Some(PushAuthentication {
+        schemes: schemes?,
+        credentials,
+    })
+}
+
+/// An array of strings.
+fn read_strings(r: &mut Reader<'_>) -> Option<Vec<String>> {
+    read_array(r, Reader::string)
+}
+
+/// An integer the serde path reads as an `i32`: digits with an optional minus sign, within
+/// range. `-0` is declined, as `serde_json` reads it as a float.
+fn read_i32(r: &mut Reader<'_>) -> Option<i32> {
+    let text = r.raw()?;
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) || text == "-0" {
+        return None;
+    }
+    text.parse().ok()
+}
+
+/// A 0.3 role name.
+fn read_role(r: &mut Reader<'_>) -> Option<Role> {
+    match &*r.str()? {
+        "user" => Some(Role::User),
+        "agent" => Some(Role::Agent),
+        _ => None,
+    }
+}
+
+/// A 0.3 task state name.
+fn read_state(r: &mut Reader<'_>) -> Option<TaskState> {
+    Some(match &*r.str()? {
+        "submitted" => TaskState::Submitted,
+        "working" => TaskState::Working,
+        "input-required" => TaskState::InputRequired,
+        "completed" => TaskState::Completed,
+        "canceled" => TaskState::Canceled,
+        "failed" => TaskState::Failed,
+        "rejected" => TaskState::Rejected,
+        "auth-required" => TaskState::AuthRequired,
+        "unknown" => TaskState::Unspecified,
+        _ => return None,
+    })
+}
+
+/// A string member that must equal `literal` (a `kind`).
+fn read_literal(r: &mut Reader<'_>, literal: &str) -> Option<()> {
+    (*r.str()? == *literal).then_some(())
+}
+
+/// A 0.3 `Message` object.
+fn read_message(r: &mut Reader<'_>) -> Option<Message> {
+    r.object()?;
+    let (mut seen, mut first) = (0, true);
+    let (mut message_id, mut role, mut parts) = (None, None, None);
+    let mut message = Message::new(String::new(), Role::User, Vec::new());
+    while let Some(key) = r.key(&mut first)? {
+        match key {
+            "kind" => {
+                once(&mut seen, 0)?;
+                read_literal(r, "message")?;
+            }
+            "messageId" => {
+                once(&mut seen, 1)?;
+                message_id = Some(r.string()?);
+            }
+            "contextId" => {
+                once(&mut seen, 2)?;
+                message.context_id = Some(r.string()?);
+            }
+            "taskId" => {
+                once(&mut seen, 3)?;
+                message.task_id = Some(r.string()?);
+            }
+            "role" => {
+                once(&mut seen, 4)?;
+                role = Some(read_role(r)?);
+            }
+            "parts" => {
+                once(&mut seen, 5)?;
+                parts = Some(read_parts(r)?);
+            }
+            "metadata" => {
+                once(&mut seen, 6)?;
+                message.metadata = Some(r.value::<JsonObject>()?);
+            }
+            "extensions" => {
+                once(&mut seen, 7)?;
+                message.extensions = Some(read_strings(r)?);
+            }
+            "referenceTaskIds" => {
+                once(&mut seen, 8)?;
+                message.reference_task_ids = Some(read_strings(r)?);
+            }
+            _ => return None,
+        }
+    }
+    message.message_id = message_id?;
+    message.role = role?;
+    message.parts = parts?;
+    Some(message)
+}
+
+/// An array of 0.3 parts.
+fn read_parts(r: &mut Reader<'_>) -> Option<Vec<Part>> {
+    read_array(r, read_part)
+}
+
+/// The content of a `file` member, with its name and media type.
+struct File {
+    content: PartContent,
+    name: Option<String>,
+    mime_type: Option<String>,
+}
+
+/// A 0.3 part. It must carry exactly one of `text`, `file` and `data`, and a `kind`, if given,
+/// must name that one: the serde path accepts some other combinations, which are left to it.
+fn read_part(r: &mut Reader<'_>) -> Option<Part> {
+    r.object()?;
+    let (mut seen, mut first) = (0, true);
+    let mut kind = None;
+    let (mut text, mut file, mut data, mut metadata) = (None, None, None, None);
+    while let Some(key) = r.key(&mut first)? {
+        match key {
+            "kind" => {
+                once(&mut seen, 0)?;
+                kind = Some(r.str()?);
+            }
+            "text" => {
+                once(&mut seen, 1)?;
+                text = Some(r.string()?);
+            }
+            "file" => {
+                once(&mut seen, 2)?;
+                file = Some(read_file(r)?);
+            }
+            "data" => {
+                once(&mut seen, 3)?;
+                data = Some(r.value::<Value>()?);
+            }
+            "metadata" => {
+                once(&mut seen, 4)?;
+                metadata = Some(r.value::<JsonObject>()?);
+            }
+            _ => return None,
+        }
+    }
+    let kind = kind.as_deref();
+    match (text, file, data) {
+        (Some(text), None, None) if matches!(kind, None | Some("text")) => Some(Part {
+            content: PartContent::Text(text),
+            metadata,
+            filename: None,
+            media_type: None,
+        }),
+        (None, Some(file), None) if matches!(kind, None | Some("file")) => Some(Part {
+            content: file.content,
+            metadata,
+            filename: file.name,
+            media_type: file.mime_type,
+        }),
+        (None, None, Some(data)) if data.is_object() && matches!(kind, None | Some("data")) => {
+            let (data, metadata) = unwrap_compat(data, metadata);
+            Some(Part {
+                content: PartContent::Data(data),
+                metadata,
+                filename: None,
+                media_type: None,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// A `FileWithBytes` or `FileWithUri` object: exactly one of `bytes` and `uri`.
+fn read_file(r: &mut Reader<'_>) -> Option<File> {
+    r.object()?;
+    let (mut seen, mut first) = (0, true);
+    let (mut bytes, mut uri, mut mime_type, mut name) = (None, None, None, None);
+    while let Some(key) = r.key(&mut first)? {
+        match key {
+            "bytes" => {
+                once(&mut seen, 0)?;
+                bytes = Some(r.string()?);
+            }
+            "uri" => {
+                once(&mut seen, 1)?;
+                uri = Some(r.string()?);
+            }
+            "mimeType" => {
+                once(&mut seen, 2)?;
+                mime_type = Some(r.string()?);
+            }
+            "name" => {
+                once(&mut seen, 3)?;
+                name = Some(r.string()?);
+            }
+            _ => return None,
+        }
+    }
+    let content = match (bytes, uri) {
+        (Some(bytes), None) => PartContent::Raw(bytes),
+        (None, Some(uri)) => PartContent::Url(uri),
+        _ => return None,
+    };
+    Some(File {
+        content,
+        name,
+        mime_type,
+    })
+}
+
+/// A 0.3 `TaskStatus` object.
+fn read_status(r: &mut Reader<'_>) -> Option<TaskStatus> {
+    r.object()?;
+    let (mut seen, mut first) = (0, true);
+    let mut state = None;
+    let (mut message, mut timestamp) = (None, None);
+    while let Some(key) = r.key(&mut first)? {
+        match key {
+            "state" => {
+                once(&mut seen, 0)?;
+                state = Some(read_state(r)?);
+            }
+            "message" => {
+                once(&mut seen, 1)?;
+                message = Some(Box::new(read_message(r)?));
+            }
+            "timestamp" => {
+                once(&mut seen, 2)?;
+                timestamp = Some(r.string()?);
+            }
+            _ => return None,
+        }
+    }
+    Some(TaskStatus {
+        state: state?,
+        message,
+        timestamp,
+    })
+}
+
+/// A 0.3 `Artifact` object.
+fn read_artifact(r: &mut Reader<'_>) -> Option<Artifact> {
+    r.object()?;
+    let (mut seen, mut first) = (0, true);
+    let (mut artifact_id, mut parts) = (None, None);
+    let (mut name, mut description, mut metadata, mut extensions) = (None, None, None, None);
+    while let Some(key) = r.key(&mut first)? {
+        match key {
+            "artifactId" => {
+                once(&mut seen, 0)?;
+                artifact_id = Some(r.string()?);
+            }
+            "name" => {
+                once(&mut seen, 1)?;
+                name = Some(r.string()?);
+            }
+            "description" => {
+                once(&mut seen, 2)?;
+                description = Some(r.string()?);
+            }
+            "parts" => {
+                once(&mut seen, 3)?;
+                parts = Some(read_parts(r)?);
+            }
+            "metadata" => {
+                once(&mut seen, 4)?;
+                metadata = Some(r.value::<JsonObject>()?);
+            }
+            "extensions" => {
+                once(&mut seen, 5)?;
+                extensions = Some(read_strings(r)?);
+            }
+            _ => return None,
+        }
+    }
+    Some(Artifact {
+        artifact_id: artifact_id?,
+        name,
+        description,
+        parts: parts?,
+        metadata,
+        extensions,
+    })
+}
+
+/// An array of `item`s.
+fn read_array<'a, T>(
+    r: &mut Reader<'a>,
+    mut item: impl FnMut(&mut Reader<'a>) -> Option<T>,
+) -> Option<Vec<T>> {
+    r.array()?;
+    let mut list = Vec::new();
+    let mut first = true;
+    while r.element(&mut first)? {
+        list.push(item(r)?);
+    }
+    Some(list)
+}
+
+/// The member bits of a send result or stream event object; each shape allows a subset.
+mod member {
+    pub(super) const KIND: u32 = 0;
+    pub(super) const ID: u32 = 1;
+    pub(super) const CONTEXT_ID: u32 = 2;
+    pub(super) const TASK_ID: u32 = 3;
+    pub(super) const MESSAGE_ID: u32 = 4;
+    pub(super) const STATUS: u32 = 5;
+    pub(super) const ARTIFACTS: u32 = 6;
+    pub(super) const HISTORY: u32 = 7;
+    pub(super) const METADATA: u32 = 8;
+    pub(super) const ROLE: u32 = 9;
+    pub(super) const PARTS: u32 = 10;
+    pub(super) const EXTENSIONS: u32 = 11;
+    pub(super) const REFERENCE_TASK_IDS: u32 = 12;
+    pub(super) const FINAL: u32 = 13;
+    pub(super) const ARTIFACT: u32 = 14;
+    pub(super) const APPEND: u32 = 15;
+    pub(super) const LAST_CHUNK: u32 = 16;
+
+    const fn mask(bits: &[u32]) -> u64 {
+        let mut mask = 0;
+        let mut i = 0;
+        while i < bits.len() {
+            mask |= 1 << bits[i];
+            i += 1;
+        }
+        mask
+    }
+
+    pub(super) const TASK: u64 =
+        mask(&[KIND, ID, CONTEXT_ID, STATUS, ARTIFACTS, HISTORY, METADATA]);
+    pub(super) const MESSAGE: u64 = mask(&[
+        KIND,
+        MESSAGE_ID,
+        CONTEXT_ID,
+        TASK_ID,
+        ROLE,
+        PARTS,
+        METADATA,
+        EXTENSIONS,
+        REFERENCE_TASK_IDS,
+    ]);
+    pub(super) const STATUS_UPDATE: u64 =
+        mask(&[KIND, TASK_ID, CONTEXT_ID, STATUS, FINAL, METADATA]);
+    pub(super) const ARTIFACT_UPDATE: u64 = mask(&[
+        KIND, TASK_ID, CONTEXT_ID, ARTIFACT, APPEND, LAST_CHUNK, METADATA,
+    ]);
+}
+
+/// The shapes of a send result or stream event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Task,
+    Message,
+    StatusUpdate,
+    ArtifactUpdate,
+}
+
+/// Every member any shape has, each decoded as it comes.
+#[derive(Default)]
+struct Slots {
+    kind: Option<Shape>,
+    id: Option<String>,
+    context_id: Option<String>,
+    task_id: Option<String>,
+    message_id: Option<String>,
+    status: Option<TaskStatus>,
+    artifacts: Option<Vec<Artifact>>,
+    history: Option<Vec<Message>>,
+    metadata: Option<JsonObject>,
+    role: Option<Role>,
+    parts: Option<Vec<Part>>,
+    extensions: Option<Vec<String>>,
+    reference_task_ids: Option<Vec<String>>,
+    final_flag: Option<bool>,
+    artifact: Option<Artifact>,
+    append: Option<bool>,
+    last_chunk: Option<bool>,
+}
+
+/// One whole send result or stream event document.
+fn read_document(bytes: &[u8]) -> Option<StreamEvent> {
+    let mut r = Reader::new(bytes)?;
+    let event = read_event(&mut r)?;
+    r.end()?;
+    Some(event)
+}
+
+/// A task, message, status update or artifact update object.
+fn read_event(r: &mut Reader<'_>) -> Option<StreamEvent> {
+    let (seen, slots) = read_slots(r)?;
+    slots.into_event(seen)
+}
+
+/// Every member of one object into its slot, with the bits of the members seen.
+fn read_slots(r: &mut Reader<'_>) -> Option<(u64, Slots)> {
+    use member as m;
+    r.object()?;
+    let (mut seen, mut first) = (0, true);
+    let mut s = Slots::default();
+    while let Some(key) = r.key(&mut first)? {
+        match key {
+            "kind" => {
+                once(&mut seen, m::KIND)?;
+                s.kind = Some(match &*r.str()? {
+                    "task" => Shape::Task,
+                    "message" => Shape::Message,
+                    "status-update" => Shape::StatusUpdate,
+                    "artifact-update" => Shape::ArtifactUpdate,
+                    _ => return None,
+                });
+            }
+            "id" => {
+                once(&mut seen, m::ID)?;
+                s.id = Some(r.string()?);
+            }
+            "contextId" => {
+                once(&mut seen, m::CONTEXT_ID)?;
+                s.context_id = Some(r.string()?);
+            }
+            "taskId" => {
+                once(&mut seen, m::TASK_ID)?;
+                s.task_id = Some(r.string()?);
+            }
+            "messageId" => {
+                once(&mut seen, m::MESSAGE_ID)?;
+                s.message_id = Some(r.string()?);
+            }
+            "status" => {
+                once(&mut seen, m::STATUS)?;
+                s.status = Some(read_status(r)?);
+            }
+            "artifacts" => {
+                once(&mut seen, m::ARTIFACTS)?;
+                s.artifacts = Some(read_array(r, read_artifact)?);
+            }
+            "history" => {
+                once(&mut seen, m::HISTORY)?;
+                s.history = Some(read_array(r, read_message)?);
+            }
+            "metadata" => {
+                once(&mut seen, m::METADATA)?;
+                s.metadata = Some(r.value::<JsonObject>()?);
+            }
+            "role" => {
+                once(&mut seen, m::ROLE)?;
+                s.role = Some(read_role(r)?);
+            }
+            "parts" => {
+                once(&mut seen, m::PARTS)?;
+                s.parts = Some(read_parts(r)?);
+            }
+            "extensions" => {
+                once(&mut seen, m::EXTENSIONS)?;
+                s.extensions = Some(read_strings(r)?);
+            }
+            "referenceTaskIds" => {
+                once(&mut seen, m::REFERENCE_TASK_IDS)?;
+                s.reference_task_ids = Some(read_strings(r)?);
+            }
+            "final" => {
+                once(&mut seen, m::FINAL)?;
+                s.final_flag = Some(r.bool()?);
+            }
+            "artifact" => {
+                once(&mut seen, m::ARTIFACT)?;
+                s.artifact = Some(read_artifact(r)?);
+            }
+            "append" => {
+                once(&mut seen, m::APPEND)?;
+                s.append = Some(r.bool()?);
+            }
+            "lastChunk" => {
+                once(&mut seen, m::LAST_CHUNK)?;
+                s.last_chunk = Some(r.bool()?);
+            }
+            _ => return None,
+        }
+    }
+    Some((seen, s))
+}
+
+impl Slots {
+    /// The shape as the serde path picks it: by `kind`, or else by the members present.
+    fn shape(&self) -> Option<Shape> {
+        self.kind
+            .or(if self.task_id.is_some() && self.final_flag.is_some() {
+                Some(Shape::StatusUpdate)
+            } else if self.task_id.is_some() && self.artifact.is_some() {
+                Some(Shape::ArtifactUpdate)
+            } else if self.message_id.is_some() {
+                Some(Shape::Message)
+            } else if self.id.is_some() {
+                Some(Shape::Task)
+            } else {
+                None
+            })
+    }
+
+    /// The event of the shape, when every member `seen` belongs to it and every member it
+    /// requires is there.
+    fn into_event(self, seen: u64) -> Option<StreamEvent> {
+        use member as m;
+        let shape = self.shape()?;
+        let allowed = match shape {
+            Shape::Task => m::TASK,
+            Shape::Message => m::MESSAGE,
+            Shape::StatusUpdate => m::STATUS_UPDATE,
+            Shape::ArtifactUpdate => m::ARTIFACT_UPDATE,
+        };
+        if seen & !allowed != 0 {
+            return None;
+        }
+        Some(match shape {
+            Shape::Task => StreamEvent::Task(Task {
+                id: self.id?,
+                context_id: Some(self.context_id?),
+                status: self.status?,
+                artifacts: self.artifacts,
+                history: self.history,
+                metadata: self.metadata,
+            }),
+            Shape::Message => StreamEvent::Message(Message {
+                message_id: self.message_id?,
+                context_id: self.context_id,
+                task_id: self.task_id,
+                role: self.role?,
+                parts: self.parts?,
+                metadata: self.metadata,
+                extensions: self.extensions,
+                reference_task_ids: self.reference_task_ids,
+            }),
+            Shape::StatusUpdate => StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
+                task_id: self.task_id?,
+                context_id: self.context_id?,
+                status: self.status?,
+                final_flag: Some(self.final_flag?),
+                metadata: self.metadata,
+            }),
+            Shape::ArtifactUpdate => StreamEvent::ArtifactUpdate(TaskArtifactUpdateEvent {
+                task_id: self.task_id?,
+                context_id: self.context_id?,
+                artifact: self.artifact?,
+                append: self.append,
+                last_chunk: self.last_chunk,
+                metadata: self.metadata,
+            }),
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encoding. Member order and omissions follow the serde wire types in `crate::wire`.
+
+/// A guess at a task's encoded size, so the buffer is sized once.
+fn task_size(task: &Task) -> usize {
+    let parts = |parts: &[Part]| bridge_app::wire_support::parts_size(parts) + 128;
+    let history: usize = task.history.iter().flatten().map(|m| parts(&m.parts)).sum();
+    let artifacts: usize = task
+        .artifacts
+        .iter()
+        .flatten()
+        .map(|a| parts(&a.parts))
+        .sum();
+    256 + history + artifacts
+}
+
+/// `MessageSendParams`: `message`, `configuration`, `metadata`.
+fn encode_send_params(params: &SendMessageParams) -> Option<Vec<u8>> {
+    if params.tenant.is_some() {
+        return None;
+    }
+    let mut out =
+        Vec::with_capacity(bridge_app::wire_support::parts_size(&params.message.parts) + 512);
+    out.push(b'{');
+    let mut first = true;
+    write_key(&mut out, &mut first, "message");
+    write_message(&mut out, &params.message)?;
+    if let Some(config) = &params.configuration {
+        write_key(&mut out, &mut first, "configuration");
+        write_configuration(&mut out, config)?;
+    }
+    write_metadata(&mut out, &mut first, params.metadata.as_ref());
+    out.push(b'}');
+    Some(out)
+}
+
+/// `MessageSendConfiguration`: `acceptedOutputModes`, `blocking`, `historyLength`,
+/// `pushNotificationConfig`.
+fn write_configuration(out: &mut Vec<u8>, config: &SendMessageConfig) -> Option<()> {
+    out.push(b'{');
+    let mut first = true;
+    if let Some(modes) = &config.accepted_output_modes {
+        write_key(out, &mut first, "acceptedOutputModes");
+        write_strings(out, modes);
+    }
+    if let Some(blocking) = config.blocking {
+        write_key(out, &mut first, "blocking");
+        write_bool(out, blocking);
+    }
+    if let Some(length) = config.history_length {
+        // 0.3 cannot ask for no history: the serde path omits it with a loss.
+        if length <= 0 {
+            return None;
+        }
+        write_key(out, &mut first, "historyLength");
+        let _ = write!(out, "{length}");
+    }
+    if let Some(push) = &config.push_config {
+        // A task id or tenant here has no 0.3 home: the serde path drops it with a loss.
+        if !push.task_id.is_empty() || push.tenant.is_some() {
+            return None;
+        }
+        write_key(out, &mut first, "pushNotificationConfig");
+        write_push_config(out, push);
+    }
+    out.push(b'}');
+    Some(())
+}
+
+/// `PushNotificationConfig`: `id`, `url`, `token`, `authentication`.
+fn write_push_config(out: &mut Vec<u8>, push: &TaskPushConfig) {
+    out.push(b'{');
+    let mut first = true;
+    write_optional_str(out, &mut first, "id", push.id.as_deref());
+    write_key(out, &mut first, "url");
+    write_str(out, &push.url);
+    write_optional_str(out, &mut first, "token", push.token.as_deref());
+    if let Some(auth) = &push.authentication {
+        write_key(out, &mut first, "authentication");
+        out.push(b'{');
+        let mut inner = true;
+        write_key(out, &mut inner, "schemes");
+        write_strings(out, &auth.schemes);
+        write_optional_str(out, &mut inner, "credentials", auth.credentials.as_deref());
+        out.push(b'}');
+    }
+    out.push(b'}');
+}
+
+/// A 0.3 `Message`: `kind`, `messageId`, `contextId`, `taskId`, `role`, `parts`, `metadata`,
+/// `extensions`, `referenceTaskIds`.
+fn write_message(out: &mut Vec<u8>, message: &Message) -> Option<()> {
+    let role: &[u8] = match message.role {
+        Role::User => b"\"user\"",
+        Role::Agent => b"\"agent\"",
+        // 0.3 has no unspecified role: the serde path writes `agent` with a loss.
+        Role::Unspecified => return None,
+    };
+    out.extend_from_slice(b"{\"kind\":\"message\",\"messageId\":");
+    write_str(out, &message.message_id);
+    let mut first = false;
+    write_optional_str(out, &mut first, "contextId", message.context_id.as_deref());
+    write_optional_str(out, &mut first, "taskId", message.task_id.as_deref());
+    write_key(out, &mut first, "role");
+    out.extend_from_slice(role);
+    write_key(out, &mut first, "parts");
+    write_parts(out, &message.parts)?;
+    write_metadata(out, &mut first, message.metadata.as_ref());
+    if let Some(extensions) = &message.extensions {
+        write_key(out, &mut first, "extensions");
+        write_strings(out, extensions);
+    }
+    if let Some(ids) = &message.reference_task_ids {
+        write_key(out, &mut first, "referenceTaskIds");
+        write_strings(out, ids);
+    }
+    out.push(b'}');
+    Some(())
+}
+
+/// An array of 0.3 parts.
+fn write_parts(out: &mut Vec<u8>, parts: &[Part]) -> Option<()> {
+    out.push(b'[');
+    for (index, part) in parts.iter().enumerate() {
+        if index > 0 {
+            out.push(b',');
+        }
+        write_part(out, part)?;
+    }
+    out.push(b']');
+    Some(())
+}
+
+/// A 0.3 part: `kind`, then `text`, `file` (`bytes`, `uri`, `mimeType`, `name`) or `data`,
+/// then `metadata`.
+fn write_part(out: &mut Vec<u8>, part: &Part) -> Option<()> {
+    let file_only = part.media_type.is_some() || part.filename.is_some();
+    match &part.content {
+        PartContent::Text(text) => {
+            // A text part's file name and media type have no 0.3 home: a loss on the serde path.
+            if file_only {
+                return None;
+            }
+            out.extend_from_slice(b"{\"kind\":\"text\",\"text\":");
+            write_str(out, text);
+        }
+        PartContent::Raw(bytes) => write_file(out, "bytes", bytes, part),
+        PartContent::Url(uri) => write_file(out, "uri", uri, part),
+        PartContent::Data(data) => {
+            if file_only {
+                return None;
+            }
+            out.extend_from_slice(b"{\"kind\":\"data\",\"data\":");
+            if data.is_object() {
+                write_value(out, data);
+            } else {
+                // Wrapped as every SDK compat layer wraps non-object data (see
+                // `crate::wire::message`): `{"value": X}` and a metadata flag.
+                out.extend_from_slice(b"{\"value\":");
+                write_value(out, data);
+                out.push(b'}');
+                let mut metadata = part.metadata.clone().unwrap_or_default();
+                metadata.insert(DATA_PART_COMPAT.to_owned(), Value::Bool(true));
+                out.extend_from_slice(b",\"metadata\":");
+                write_value(out, &metadata);
+                out.push(b'}');
+                return Some(());
+            }
+        }
+    }
+    let mut first = false;
+    write_metadata(out, &mut first, part.metadata.as_ref());
+    out.push(b'}');
+    Some(())
+}
+
+/// The `file` member of a file part, after its `kind`.
+fn write_file(out: &mut Vec<u8>, member: &str, content: &str, part: &Part) {
+    out.extend_from_slice(b"{\"kind\":\"file\",\"file\":{");
+    let mut first = true;
+    write_key(out, &mut first, member);
+    write_str(out, content);
+    write_optional_str(out, &mut first, "mimeType", part.media_type.as_deref());
+    write_optional_str(out, &mut first, "name", part.filename.as_deref());
+    out.push(b'}');
+}
+
+/// A 0.3 `Task`: `kind`, `id`, `contextId`, `status`, `artifacts`, `history`, `metadata`.
+fn write_task(out: &mut Vec<u8>, task: &Task) -> Option<()> {
+    // 0.3 requires a context id: the serde path writes `""` with a `Defaulted` loss.
+    let context_id = task.context_id.as_deref()?;
+    out.extend_from_slice(b"{\"kind\":\"task\",\"id\":");
+    write_str(out, &task.id);
+    out.extend_from_slice(b",\"contextId\":");
+    write_str(out, context_id);
+    out.extend_from_slice(b",\"status\":");
+    write_status(out, &task.status)?;
+    if let Some(artifacts) = &task.artifacts {
+        out.extend_from_slice(b",\"artifacts\":[");
+        for (index, artifact) in artifacts.iter().enumerate() {
+            if index > 0 {
+                out.push(b',');
+            }
+            write_artifact(out, artifact)?;
+        }
+        out.push(b']');
+    }
+    if let Some(history) = &task.history {
+        out.extend_from_slice(b",\"history\":[");
+        for (index, message) in history.iter().enumerate() {
+            if index > 0 {
+                out.push(b',');
+            }
+            write_message(out, message)?;
+        }
+        out.push(b']');
+    }
+    let mut first = false;
+    write_metadata(out, &mut first, task.metadata.as_ref());
+    out.push(b'}');
+    Some(())
+}
+
+/// A 0.3 `TaskStatus`: `state`, `message`, `timestamp`.
+fn write_status(out: &mut Vec<u8>, status: &TaskStatus) -> Option<()> {
+    out.extend_from_slice(b"{\"state\":");
+    out.extend_from_slice(match status.state {
+        TaskState::Submitted => b"\"submitted\"",
+        TaskState::Working => b"\"working\"",
+        TaskState::InputRequired => b"\"input-required\"",
+        TaskState::Completed => b"\"completed\"",
+        TaskState::Canceled => b"\"canceled\"",
+        TaskState::Failed => b"\"failed\"",
+        TaskState::Rejected => b"\"rejected\"",
+        TaskState::AuthRequired => b"\"auth-required\"",
+        TaskState::Unspecified => b"\"unknown\"",
+    });
+    if let Some(message) = &status.message {
+        out.extend_from_slice(b",\"message\":");
+        write_message(out, message)?;
+    }
+    let mut first = false;
+    write_optional_str(out, &mut first, "timestamp", status.timestamp.as_deref());
+    out.push(b'}');
+    Some(())
+}
+
+/// A 0.3 `Artifact`: `artifactId`, `name`, `description`, `parts`, `metadata`, `extensions`.
+fn write_artifact(out: &mut Vec<u8>, artifact: &Artifact) -> Option<()> {
+    out.extend_from_slice(b"{\"artifactId\":");
+    write_str(out, &artifact.artifact_id);
+    let mut first = false;
+    write_optional_str(out, &mut first, "name", artifact.name.as_deref());
+    write_optional_str(
+        out,
+        &mut first,
+        "description",
+        artifact.description.as_deref(),
+    );
+    write_key(out, &mut first, "parts");
+    write_parts(out, &artifact.parts)?;
+    write_metadata(out, &mut first, artifact.metadata.as_ref());
+    if let Some(extensions) = &artifact.extensions {
+        write_key(out, &mut first, "extensions");
+        write_strings(out, extensions);
+    }
+    out.push(b'}');
+    Some(())
+}
+
+/// A `TaskStatusUpdateEvent`: `kind`, `taskId`, `contextId`, `status`, `final`, `metadata`.
+/// An absent `final` is synthesised from the state, as the serde path does, without a loss.
+fn write_status_update(out: &mut Vec<u8>, update: &TaskStatusUpdateEvent) -> Option<()> {
+    out.extend_from_slice(b"{\"kind\":\"status-update\",\"taskId\":");
+    write_str(out, &update.task_id);
+    out.extend_from_slice(b",\"contextId\":");
+    write_str(out, &update.context_id);
+    out.extend_from_slice(b",\"status\":");
+    write_status(out, &update.status)?;
+    out.extend_from_slice(b",\"final\":");
+    write_bool(
+        out,
+        update
+            .final_flag
+            .unwrap_or_else(|| update.status.state.ends_stream()),
+    );
+    let mut first = false;
+    write_metadata(out, &mut first, update.metadata.as_ref());
+    out.push(b'}');
+    Some(())
+}
+
+/// A `TaskArtifactUpdateEvent`: `kind`, `taskId`, `contextId`, `artifact`, `append`,
+/// `lastChunk`, `metadata`.
+fn write_artifact_update(out: &mut Vec<u8>, update: &TaskArtifactUpdateEvent) -> Option<()> {
+    out.extend_from_slice(b"{\"kind\":\"artifact-update\",\"taskId\":");
+    write_str(out, &update.task_id);
+    out.extend_from_slice(b",\"contextId\":");
+    write_str(out, &update.context_id);
+    out.extend_from_slice(b",\"artifact\":");
+    write_artifact(out, &update.artifact)?;
+    let mut first = false;
+    if let Some(append) = update.append {
+        write_key(out, &mut first, "append");
+        write_bool(out, append);
+    }
+    if let Some(last_chunk) = update.last_chunk {
+        write_key(out, &mut first, "lastChunk");
+        write_bool(out, last_chunk);
+    }
+    write_metadata(out, &mut first, update.metadata.as_ref());
+    out.push(b'}');
+    Some(())
+}
+
+fn write_optional_str(out: &mut Vec<u8>, first: &mut bool, name: &str, value: Option<&str>) {
+    if let Some(value) = value {
+        write_key(out, first, name);
+        write_str(out, value);
+    }
+}
+
+fn write_metadata(out: &mut Vec<u8>, first: &mut bool, metadata: Option<&JsonObject>) {
+    if let Some(metadata) = metadata {
+        write_key(out, first, "metadata");
+        write_value(out, metadata);
+    }
+}
+
+fn write_strings(out: &mut Vec<u8>, list: &[String]) {
+    out.push(b'[');
+    for (index, text) in list.iter().enumerate() {
+        if index > 0 {
+            out.push(b',');
+        }
+        write_str(out, text);
+    }
+    out.push(b']');
+}
+
+fn write_bool(out: &mut Vec<u8>, value: bool) {
+    out.extend_from_slice(if value { b"true" } else { b"false" });
+}
