@@ -44,7 +44,7 @@ impl<'a> Reader<'a> {
     /// A reader at the start of `bytes`, or `None` when they are not UTF-8.
     #[must_use]
     pub fn new(bytes: &'a [u8]) -> Option<Self> {
-        let text = std::str::from_utf8(bytes).ok()?;
+        let text = simdutf8::basic::from_utf8(bytes).ok()?;
         Some(Self {
             scan: Scanner { body: bytes, at: 0 },
             text,

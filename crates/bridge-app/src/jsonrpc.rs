@@ -458,7 +458,7 @@ pub(crate) mod scan {
         // One check of the whole body; every slice below starts and ends at an ASCII delimiter,
         // so it is UTF-8 as well. (`serde_json` accepts invalid UTF-8 inside a string it skips;
         // such a body is left to it.)
-        let text = std::str::from_utf8(body).ok()?;
+        let text = simdutf8::basic::from_utf8(body).ok()?;
         let mut scanner = Scanner { body, at: 0 };
         let mut members = Members::default();
         scanner.whitespace();
@@ -778,7 +778,25 @@ pub(crate) mod scan {
 
     /// The length of the run of string content at the start of `rest`, up to the first `"` or
     /// `\\`; `None` when there is none or the run holds a control byte.
+    #[inline]
     pub(crate) fn string_run(rest: &[u8]) -> Option<usize> {
+        // Most member names and enum values end within the first word; that test is inlined
+        // into the callers, the rest of the search is not.
+        if let Some(chunk) = rest.get(..8) {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            let found = specials(u64::from_le_bytes(word));
+            if found != 0 {
+                let at = (found.trailing_zeros() / 8) as usize;
+                return (*rest.get(at)? >= 0x20).then_some(at);
+            }
+        }
+        longer_string_run(rest)
+    }
+
+    /// [`string_run`] past its first word.
+    #[inline(never)]
+    fn longer_string_run(rest: &[u8]) -> Option<usize> {
         let head = rest.get(..rest.len().min(SHORT))?;
         let mut words = head.chunks_exact(8);
         let mut offset = 0;
