@@ -252,7 +252,7 @@ pub fn write_key(out: &mut Vec<u8>, first: &mut bool, name: &str) {
 /// Writes `value` with serde (the bytes `serde_json` would write): for members the direct
 /// encoders do not take apart, such as metadata.
 pub fn write_value<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
-    if sonic_rs::to_writer(&mut *out, value).is_err() {
+    if serde_json::to_writer(&mut *out, value).is_err() {
         out.extend_from_slice(b"null");
     }
 }

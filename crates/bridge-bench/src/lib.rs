@@ -93,6 +93,16 @@ pub fn codec(revision: Revision) -> &'static dyn JsonRpcCodec {
     }
 }
 
+/// The codec of `revision` without its direct paths: the serde wire types alone, for
+/// profiling what the direct paths save.
+#[must_use]
+pub fn serde_codec(revision: Revision) -> &'static dyn JsonRpcCodec {
+    match revision {
+        Revision::V0_3 => &bridge_v03::V03SerdeJsonRpc,
+        Revision::V1_0 => &bridge_v10::V10SerdeJsonRpc,
+    }
+}
+
 /// Translates one whole JSON-RPC document of `kind` from `source`'s revision to `target`'s.
 ///
 /// The envelope is read as the bridge reads it (`parse_request_lazy`, `parse_response_lazy`):

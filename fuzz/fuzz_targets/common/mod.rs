@@ -132,3 +132,51 @@ pub fn decode_everything(source: &dyn JsonRpcCodec, data: &[u8]) {
         result(source, method, data);
     }
 }
+
+/// Asserts that `codec` (direct paths first) and `serde_only` (the same revision's serde path
+/// alone) give the same answer for every decoder on what `data` offers, and write the same
+/// bytes and losses for every value decoded.
+pub fn same_as_serde(codec: &dyn JsonRpcCodec, serde_only: &dyn JsonRpcCodec, data: &[u8]) {
+    let mut fragments: Vec<&[u8]> = vec![data];
+    if let Ok(envelope) = parse_request(data)
+        && let Some(params) = envelope.params
+    {
+        fragments.push(params.get().as_bytes());
+    }
+    if let Ok(envelope) = parse_response(data)
+        && let Ok(result) = envelope.outcome
+    {
+        fragments.push(result.get().as_bytes());
+    }
+    for fragment in fragments {
+        for method in Method::ALL {
+            let call = codec.decode_params(method, Some(fragment));
+            assert_eq!(call, serde_only.decode_params(method, Some(fragment)));
+            if let Ok(call) = call {
+                let (a, b) = (
+                    codec.encode_params(call.clone()),
+                    serde_only.encode_params(call),
+                );
+                assert_eq!(a.map(|t| (t.value, t.losses)), b.map(|t| (t.value, t.losses)));
+            }
+            let reply = codec.decode_result(method, fragment);
+            assert_eq!(reply, serde_only.decode_result(method, fragment));
+            if let Ok(reply) = reply {
+                let (a, b) = (
+                    codec.encode_result(method, reply.clone()),
+                    serde_only.encode_result(method, reply),
+                );
+                assert_eq!(a.map(|t| (t.value, t.losses)), b.map(|t| (t.value, t.losses)));
+            }
+        }
+        let event = codec.decode_event(fragment);
+        assert_eq!(event, serde_only.decode_event(fragment));
+        if let Ok(event) = event {
+            let (a, b) = (
+                codec.encode_event(event.clone()),
+                serde_only.encode_event(event),
+            );
+            assert_eq!((a.value, a.losses), (b.value, b.losses));
+        }
+    }
+}
