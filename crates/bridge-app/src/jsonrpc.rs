@@ -488,7 +488,13 @@ pub(crate) mod scan {
                     members.unchecked = true;
                     return Some(members);
                 }
-                scanner.value()?;
+                // Most envelope members (`jsonrpc`, `method`, a string id) are plain strings.
+                if scanner.peek()? == b'"' {
+                    scanner.at += 1;
+                    scanner.string()?;
+                } else {
+                    scanner.value()?;
+                }
                 let slot = match key {
                     b"jsonrpc" => Some(&mut members.jsonrpc),
                     b"id" => Some(&mut members.id),

@@ -558,12 +558,18 @@ fn read_array<'a, T>(
     mut item: impl FnMut(&mut Reader<'a>) -> Option<T>,
 ) -> Option<Vec<T>> {
     r.array()?;
-    let mut list = Vec::new();
     let mut first = true;
-    while r.element(&mut first)? {
-        list.push(item(r)?);
+    if !r.element(&mut first)? {
+        return Some(Vec::new());
     }
-    Some(list)
+    // Allocated once up front rather than grown from nothing at the first push.
+    let mut list = Vec::with_capacity(4);
+    loop {
+        list.push(item(r)?);
+        if !r.element(&mut first)? {
+            return Some(list);
+        }
+    }
 }
 
 /// The member bits of a send result or stream event object; each shape allows a subset.

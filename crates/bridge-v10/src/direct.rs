@@ -110,12 +110,18 @@ fn non_empty_vec<T>(list: Vec<T>) -> Option<Vec<T>> {
 /// An array, each element read with `item`.
 fn list<'a, T>(r: &mut Reader<'a>, item: fn(&mut Reader<'a>) -> Option<T>) -> Option<Vec<T>> {
     r.array()?;
-    let mut out = Vec::new();
     let mut first = true;
-    while r.element(&mut first)? {
-        out.push(item(r)?);
+    if !r.element(&mut first)? {
+        return Some(Vec::new());
     }
-    Some(out)
+    // Allocated once up front rather than grown from nothing at the first push.
+    let mut out = Vec::with_capacity(4);
+    loop {
+        out.push(item(r)?);
+        if !r.element(&mut first)? {
+            return Some(out);
+        }
+    }
 }
 
 fn string(r: &mut Reader<'_>) -> Option<String> {
