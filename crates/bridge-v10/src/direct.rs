@@ -49,6 +49,7 @@ use bridge_ir::{
 
 use crate::path::{Losses, Path};
 use crate::wire::enums::{role_from_name, role_name, state_from_name, state_name};
+use crate::wire::task::empty_artifact;
 use crate::wire::timestamp::to_utc;
 
 // ---------------------------------------------------------------------------------------------
@@ -387,17 +388,6 @@ fn status(r: &mut Reader<'_>) -> Option<TaskStatus> {
         }
     }
     Some(status)
-}
-
-fn empty_artifact() -> Artifact {
-    Artifact {
-        artifact_id: String::new(),
-        name: None,
-        description: None,
-        parts: Vec::new(),
-        metadata: None,
-        extensions: None,
-    }
 }
 
 /// `Artifact`.

@@ -179,7 +179,7 @@ impl StreamResponseIn {
     }
 }
 
-fn empty_artifact() -> Artifact {
+pub(crate) fn empty_artifact() -> Artifact {
     Artifact {
         artifact_id: String::new(),
         name: None,
