@@ -47,8 +47,9 @@ use bridge_ir::{
 };
 use serde_json::Value;
 
-use crate::wire::message::{DATA_PART_COMPAT, unwrap_compat};
+use crate::wire::message::{DATA_PART_COMPAT, WireRole, unwrap_compat};
 use crate::wire::params::history_into_ir;
+use crate::wire::task::WireState;
 
 /// Decodes the `params` of `method` directly; `None` for another method or anything the serde
 /// path must judge.
@@ -285,29 +286,14 @@ fn read_i32(r: &mut Reader<'_>) -> Option<i32> {
     text.parse().ok()
 }
 
-/// A 0.3 role name.
+/// A 0.3 role name (the wire module's table).
 fn read_role(r: &mut Reader<'_>) -> Option<Role> {
-    match &*r.str()? {
-        "user" => Some(Role::User),
-        "agent" => Some(Role::Agent),
-        _ => None,
-    }
+    WireRole::from_name(&r.str()?).map(WireRole::to_ir)
 }
 
-/// A 0.3 task state name.
+/// A 0.3 task state name (the wire module's table).
 fn read_state(r: &mut Reader<'_>) -> Option<TaskState> {
-    Some(match &*r.str()? {
-        "submitted" => TaskState::Submitted,
-        "working" => TaskState::Working,
-        "input-required" => TaskState::InputRequired,
-        "completed" => TaskState::Completed,
-        "canceled" => TaskState::Canceled,
-        "failed" => TaskState::Failed,
-        "rejected" => TaskState::Rejected,
-        "auth-required" => TaskState::AuthRequired,
-        "unknown" => TaskState::Unspecified,
-        _ => return None,
-    })
+    WireState::from_name(&r.str()?).map(WireState::to_ir)
 }
 
 /// A string member that must equal `literal` (a `kind`).
@@ -916,19 +902,15 @@ fn write_push_config(out: &mut Vec<u8>, push: &TaskPushConfig) {
 /// A 0.3 `Message`: `kind`, `messageId`, `contextId`, `taskId`, `role`, `parts`, `metadata`,
 /// `extensions`, `referenceTaskIds`.
 fn write_message(out: &mut Vec<u8>, message: &Message) -> Option<()> {
-    let role: &[u8] = match message.role {
-        Role::User => b"\"user\"",
-        Role::Agent => b"\"agent\"",
-        // 0.3 has no unspecified role: the serde path writes `agent` with a loss.
-        Role::Unspecified => return None,
-    };
+    // 0.3 has no unspecified role: the serde path writes `agent` with a loss.
+    let role = WireRole::from_ir(message.role)?.name();
     out.extend_from_slice(b"{\"kind\":\"message\",\"messageId\":");
     write_str(out, &message.message_id);
     let mut first = false;
     write_optional_str(out, &mut first, "contextId", message.context_id.as_deref());
     write_optional_str(out, &mut first, "taskId", message.task_id.as_deref());
     write_key(out, &mut first, "role");
-    out.extend_from_slice(role);
+    write_str(out, role);
     write_key(out, &mut first, "parts");
     write_parts(out, &message.parts)?;
     write_metadata(out, &mut first, message.metadata.as_ref());
@@ -1050,17 +1032,7 @@ fn write_task(out: &mut Vec<u8>, task: &Task) -> Option<()> {
 /// A 0.3 `TaskStatus`: `state`, `message`, `timestamp`.
 fn write_status(out: &mut Vec<u8>, status: &TaskStatus) -> Option<()> {
     out.extend_from_slice(b"{\"state\":");
-    out.extend_from_slice(match status.state {
-        TaskState::Submitted => b"\"submitted\"",
-        TaskState::Working => b"\"working\"",
-        TaskState::InputRequired => b"\"input-required\"",
-        TaskState::Completed => b"\"completed\"",
-        TaskState::Canceled => b"\"canceled\"",
-        TaskState::Failed => b"\"failed\"",
-        TaskState::Rejected => b"\"rejected\"",
-        TaskState::AuthRequired => b"\"auth-required\"",
-        TaskState::Unspecified => b"\"unknown\"",
-    });
+    write_str(out, WireState::from_ir(status.state).name());
     if let Some(message) = &status.message {
         out.extend_from_slice(b",\"message\":");
         write_message(out, message)?;

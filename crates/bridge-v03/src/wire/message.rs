@@ -91,12 +91,20 @@ impl WireRole {
     #[cfg(test)]
     pub(crate) const ALL: [Self; 2] = [Self::User, Self::Agent];
 
-    /// The wire name.
-    #[cfg(test)]
+    /// The wire name (the serde `rename`s say the same; a test holds them together).
     pub(crate) const fn name(self) -> &'static str {
         match self {
             Self::User => "user",
             Self::Agent => "agent",
+        }
+    }
+
+    /// The role a wire name names.
+    pub(crate) fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "user" => Some(Self::User),
+            "agent" => Some(Self::Agent),
+            _ => None,
         }
     }
 
@@ -431,6 +439,7 @@ mod tests {
             let name = serde_json::to_value(role).unwrap();
             assert_eq!(name, json!(role.name()));
             assert_eq!(serde_json::from_value::<WireRole>(name).unwrap(), role);
+            assert_eq!(WireRole::from_name(role.name()), Some(role));
             assert_eq!(WireRole::from_ir(role.to_ir()), Some(role));
         }
         for role in Role::ALL {
@@ -447,6 +456,7 @@ mod tests {
             assert_eq!(PartKind::from_name(kind.name()), Some(kind));
         }
         assert_eq!(PartKind::from_name("Text"), None);
+        assert_eq!(WireRole::from_name("ROLE_USER"), None);
     }
 
     #[test]

@@ -104,8 +104,7 @@ impl WireState {
         Self::Unknown,
     ];
 
-    /// The wire name.
-    #[cfg(test)]
+    /// The wire name (the serde `rename`s say the same; a test holds them together).
     pub(crate) const fn name(self) -> &'static str {
         match self {
             Self::Submitted => "submitted",
@@ -118,6 +117,22 @@ impl WireState {
             Self::AuthRequired => "auth-required",
             Self::Unknown => "unknown",
         }
+    }
+
+    /// The state a wire name names.
+    pub(crate) fn from_name(name: &str) -> Option<Self> {
+        Some(match name {
+            "submitted" => Self::Submitted,
+            "working" => Self::Working,
+            "input-required" => Self::InputRequired,
+            "completed" => Self::Completed,
+            "canceled" => Self::Canceled,
+            "failed" => Self::Failed,
+            "rejected" => Self::Rejected,
+            "auth-required" => Self::AuthRequired,
+            "unknown" => Self::Unknown,
+            _ => return None,
+        })
     }
 
     /// The IR state.
@@ -297,6 +312,7 @@ mod tests {
             let name = serde_json::to_value(state).unwrap();
             assert_eq!(name, json!(state.name()));
             assert_eq!(serde_json::from_value::<WireState>(name).unwrap(), state);
+            assert_eq!(WireState::from_name(state.name()), Some(state));
             assert_eq!(WireState::from_ir(state.to_ir()), state);
         }
         for state in TaskState::ALL {
@@ -310,6 +326,8 @@ mod tests {
     fn the_proto_spelling_of_a_state_is_not_a_0_3_json_rpc_state() {
         assert!(serde_json::from_value::<WireState>(json!("TASK_STATE_COMPLETED")).is_err());
         assert!(serde_json::from_value::<WireState>(json!("cancelled")).is_err());
+        assert_eq!(WireState::from_name("TASK_STATE_COMPLETED"), None);
+        assert_eq!(WireState::from_name("cancelled"), None);
     }
 
     #[test]
