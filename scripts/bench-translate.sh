@@ -99,12 +99,14 @@ decode into the IR, the target codec's encode, and the envelope write (`write_re
 proxy that looks inside the JSON pays. The documents are built from the golden fixtures
 (`crates/bridge-bench/src/lib.rs`); the 1 MiB file is the base64 of 1 MiB of xorshift output.
 
-Times are criterion's median. The two sides of a case are timed in alternating chunks (256 calls,
-one for the 1 MiB case), so both see the same moments of the machine. Ratio is baseline / bridge:
+Times are criterion's median. The two sides of a case are timed in alternating chunks of about
+64 KiB of input (256 calls of a small document, 11 of the GetTask, one of the 1 MiB request),
+so both see the same moments of the machine. Ratio is baseline / bridge:
 above 1 the bridge is faster than the `Value` round trip. MB/s is input bytes per second through
 the bridge (10^6 bytes). On this shared VM the small cases' ratios move a lot between runs of
 the same build (SendMessage 1.0 → 0.3 has measured 1.5–2.8×, the status event 1.0 → 0.3
-1.3–2.4×, every one of them above 1); the instruction counts under "where the time goes" do not.
+1.3–2.4×, GetTask 1.0 → 0.3 1.05–2.7× while its chunks were 256 calls long; every one above 1);
+the instruction counts under "where the time goes" do not.
 
 | Case | Direction | Input bytes | Bridge | Value round trip | Ratio | Bridge MB/s |
 | --- | --- | ---: | ---: | ---: | ---: | ---: |

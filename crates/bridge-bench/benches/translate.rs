@@ -61,10 +61,18 @@ fn translation(c: &mut Criterion) {
     }
 }
 
-/// Calls per timed chunk: enough that the clock's own cost is noise, few enough that the two
-/// sides alternate many times a millisecond.
+/// Calls per timed chunk: about 64 KiB of input (at most 256 calls, at least one), enough that
+/// the clock's own cost is noise, few enough that the two sides alternate every few hundred
+/// microseconds whatever the document's size, so a slow moment of the machine falls on both.
 const fn chunk_for(input_bytes: usize) -> u64 {
-    if input_bytes > 64 * 1024 { 1 } else { 256 }
+    let calls = 64 * 1024 / if input_bytes == 0 { 1 } else { input_bytes };
+    if calls > 256 {
+        256
+    } else if calls < 1 {
+        1
+    } else {
+        calls as u64
+    }
 }
 
 /// Runs `iters` calls of `a` and of `b` in alternating chunks of `chunk` calls and answers the
