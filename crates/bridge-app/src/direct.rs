@@ -293,20 +293,11 @@ fn long_needs_escape(bytes: &[u8]) -> bool {
 
 /// Non-zero when one of the first eight bytes of `bytes` is `"`, `\` or below 0x20.
 fn specials(bytes: &[u8]) -> u64 {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
-    const fn zero_bytes(x: u64) -> u64 {
-        x.wrapping_sub(ONES) & !x & HIGH
-    }
     let mut word = [0u8; 8];
     if let Some(head) = bytes.get(..8) {
         word.copy_from_slice(head);
     }
-    let word = u64::from_le_bytes(word);
-    let quote = zero_bytes(word ^ u64::from_ne_bytes([b'"'; 8]));
-    let backslash = zero_bytes(word ^ u64::from_ne_bytes([b'\\'; 8]));
-    let control = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
-    quote | backslash | control
+    crate::jsonrpc::scan::specials(u64::from_le_bytes(word))
 }
 
 #[cfg(test)]

@@ -183,10 +183,7 @@ fn plain_string(text: &str) -> Option<&str> {
 
 /// Reads a JSON string value (already known to be valid JSON).
 fn read_string(text: &str) -> Option<String> {
-    match plain_string(text) {
-        Some(inner) => Some(inner.to_owned()),
-        None => serde_json::from_str::<String>(text).ok(),
-    }
+    read_str(text).map(Cow::into_owned)
 }
 
 /// Reads a JSON string value (already known to be valid JSON), borrowing it when it has no
@@ -770,7 +767,7 @@ pub(crate) mod scan {
     /// Bytes of a word with the high bit set where the byte is `"`, `\\` or below 0x20. Bits
     /// above the lowest match may be set spuriously (a borrow carries into the next byte), so
     /// only the lowest set bit is meaningful.
-    const fn specials(word: u64) -> u64 {
+    pub(crate) const fn specials(word: u64) -> u64 {
         const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
         const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
         const fn zero_bytes(x: u64) -> u64 {
