@@ -122,17 +122,16 @@ def start_agent(revision: str, logs: Path) -> Peer:
     pytest.fail(f'{name} did not become ready within {START_TIMEOUT}s\n{peer.log_tail()}')
 
 
-def start_bridge(binary: Path, upstream: Peer, logs: Path) -> Peer:
+def start_bridge(
+    binary: Path, upstream: Peer, logs: Path, extra: tuple[str, ...] = (), label: str = ''
+) -> Peer:
+    """A bridge in front of `upstream`; `extra` are further command-line arguments (a
+    `--config FILE` among them replaces `--upstream`: the file then names the agent)."""
     port = free_port()
     agent_port = upstream.url.rstrip('/').rsplit(':', 1)[1]
-    name = f'bridge-to-{upstream.name}'
-    argv = [
-        str(binary),
-        '--listen',
-        f'127.0.0.1:{port}',
-        '--upstream',
-        f'http://127.0.0.1:{agent_port}',
-    ]
+    name = f'bridge-to-{upstream.name}{label}'
+    target = [] if '--config' in extra else ['--upstream', f'http://127.0.0.1:{agent_port}']
+    argv = [str(binary), '--listen', f'127.0.0.1:{port}', *target, *extra]
     process, stdout, stderr = spawn(name, argv, logs)
     peer = Peer(name, process, f'http://127.0.0.1:{port}', stdout, stderr)
     deadline = time.monotonic() + START_TIMEOUT
@@ -234,6 +233,26 @@ class Observation:
                 f'{json.dumps(self.document["discoveryError"])}\n{self.logs}'
             )
         return self.document['scenarios'][name]
+
+
+@pytest.fixture(scope='session')
+def bridge_with(agents: dict[str, Peer], logs: Path) -> Iterator[Callable[..., Peer]]:
+    """`bridge_with(agent, *args)` starts (once per argument list) a bridge in front of the
+    agent of that revision with further command-line arguments."""
+    binary = bridge_binary()
+    started: dict[tuple[str, ...], Peer] = {}
+
+    def get(agent: str, *extra: str) -> Peer:
+        key = (agent, *extra)
+        if key not in started:
+            if not binary.is_file():
+                pytest.skip(f'bridge binary not built: {binary} does not exist')
+            started[key] = start_bridge(binary, agents[agent], logs, extra, f'-{len(started)}')
+        return started[key]
+
+    yield get
+    for peer in started.values():
+        stop(peer.process)
 
 
 @pytest.fixture(scope='session')

@@ -54,8 +54,12 @@ def test_a_running_task_can_be_canceled(observe, pair):
     through_bridge(observe, pair, 'cancel')
 
 
-def test_resubscribing_to_a_running_task_delivers_its_live_updates(observe, pair):
+def test_resubscribing_to_a_running_task_delivers_its_live_updates_and_ends_canceled(observe, pair):
     through_bridge(observe, pair, 'resubscribe')
+
+
+def test_a_subscription_to_an_input_required_task_stays_open_until_the_task_completes(observe, pair):
+    through_bridge(observe, pair, 'subscribe_input_required')
 
 
 def test_an_input_required_task_completes_after_a_follow_up_in_the_same_task(observe, pair):

@@ -9,8 +9,8 @@
 use std::io::Write;
 use std::time::Duration;
 
+use bridge_app::settings::CardView;
 use bridge_app::upstream::{Deadline, Upstream as _, UpstreamRequest};
-use bridge_ir::Revision;
 use bridge_upstream::{ClientSettings, ReqwestUpstream};
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Method, header};
@@ -75,14 +75,27 @@ pub async fn check_card(url: &str, public_url: &str, out: &mut impl Write) -> Re
     .map_err(io)?;
     let presented = bridge_app::card::present(&card, public_url.trim_end_matches('/'));
     let mut dropped = presented.losses.clone();
-    for caller in [Revision::V1_0, Revision::V0_3] {
-        let served = bridge_app::card::serve(presented.value.clone(), caller, &codecs)?;
+    for (view, who) in [
+        (CardView::V1_0, "A2A 1.0 callers (and card.view = \"1.0\")"),
+        (
+            CardView::V0_3,
+            "A2A 0.3 callers that send A2A-Version (and card.view = \"0.3\")",
+        ),
+        (
+            CardView::Dual,
+            "callers without A2A-Version (card.view = \"dual\", the default)",
+        ),
+    ] {
+        let served = bridge_app::card::serve(presented.value.clone(), view, &codecs)?;
         let pretty = serde_json::from_slice::<serde_json::Value>(&served.body)
             .and_then(|v| serde_json::to_string_pretty(&v))
             .map_err(|e| e.to_string())?;
-        writeln!(out, "\n--- served to A2A {caller} callers ---\n{pretty}").map_err(io)?;
+        writeln!(out, "\n--- served to {who} ---\n{pretty}").map_err(io)?;
+        if view == CardView::Dual {
+            continue;
+        }
         dropped.extend(served.losses.into_iter().map(|mut loss| {
-            loss.at = format!("{caller} card: {}", loss.at);
+            loss.at = format!("{} card: {}", view.as_str(), loss.at);
             loss
         }));
     }

@@ -12,6 +12,8 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+use bridge_app::settings::CardView;
+
 use crate::config::Config;
 
 /// Translates between A2A 0.3 and A2A 1.0, in front of one agent.
@@ -41,6 +43,10 @@ pub struct Cli {
     /// The operations listener for /metrics, /healthz and /readyz (overrides `admin`).
     #[arg(long, value_name = "ADDR")]
     pub admin: Option<SocketAddr>,
+
+    /// The card served to callers that send no A2A-Version header (overrides `card.view`).
+    #[arg(long, value_enum, value_name = "VIEW")]
+    pub card_view: Option<CardViewArg>,
 
     /// How log lines are written.
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
@@ -99,6 +105,30 @@ impl From<RevisionArg> for bridge_ir::Revision {
     }
 }
 
+/// A card view named on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CardViewArg {
+    /// The 0.3 card with the 1.0 interface list added, read by both SDK generations.
+    #[value(name = "dual")]
+    Dual,
+    /// The pure 1.0 card.
+    #[value(name = "1.0")]
+    V1_0,
+    /// The pure 0.3 card.
+    #[value(name = "0.3")]
+    V0_3,
+}
+
+impl From<CardViewArg> for CardView {
+    fn from(value: CardViewArg) -> Self {
+        match value {
+            CardViewArg::Dual => Self::Dual,
+            CardViewArg::V1_0 => Self::V1_0,
+            CardViewArg::V0_3 => Self::V0_3,
+        }
+    }
+}
+
 /// Log line format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum LogFormat {
@@ -152,6 +182,9 @@ impl Cli {
         }
         if let Some(admin) = self.admin {
             config.admin = Some(admin);
+        }
+        if let Some(view) = self.card_view {
+            config.card.view = view.into();
         }
     }
 }

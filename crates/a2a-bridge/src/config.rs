@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use bridge_app::Settings;
 use bridge_app::settings::{
-    InboundAuth, Limits, Negotiation, Timeouts, UpstreamSettings, Validation,
+    CardView, InboundAuth, Limits, Negotiation, Timeouts, UpstreamSettings, Validation,
 };
 use bridge_ir::Revision;
 use bridge_server::{ServerConfig, TlsFiles};
@@ -72,6 +72,27 @@ pub struct Config {
     /// TLS on the inbound listener.
     #[serde(default)]
     pub tls: Option<TlsSection>,
+    /// The cards the bridge serves.
+    #[serde(default)]
+    pub card: CardSection,
+}
+
+/// `[card]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CardSection {
+    /// The card served to callers that send no `A2A-Version`: `"dual"`, `"1.0"` or `"0.3"`.
+    #[serde(deserialize_with = "card_view")]
+    pub view: CardView,
+}
+
+fn card_view<'de, D: Deserializer<'de>>(deserializer: D) -> Result<CardView, D::Error> {
+    let name = String::deserialize(deserializer)?;
+    CardView::from_name(&name).ok_or_else(|| {
+        serde::de::Error::custom(format!(
+            "unknown card view {name:?}; expected \"dual\", \"1.0\" or \"0.3\""
+        ))
+    })
 }
 
 impl Default for Config {
@@ -90,6 +111,7 @@ impl Default for Config {
             routes: Vec::new(),
             auth: None,
             tls: None,
+            card: CardSection::default(),
         }
     }
 }
@@ -216,6 +238,10 @@ pub struct UpstreamSection {
     /// How often the card is re-read when its `Cache-Control` gives no `max-age`.
     #[serde(deserialize_with = "duration")]
     pub card_refresh: Duration,
+    /// How often a task is read while the bridge follows it for a subscriber the agent
+    /// cannot keep a subscription for.
+    #[serde(deserialize_with = "duration")]
+    pub task_poll_interval: Duration,
     /// How long an idle pooled connection to the agent is kept.
     #[serde(deserialize_with = "duration")]
     pub pool_idle_timeout: Duration,
@@ -230,6 +256,7 @@ impl Default for UpstreamSection {
             card_url: None,
             revision: RevisionChoice::Auto,
             card_refresh: Settings::new("", "").upstream.card_refresh,
+            task_poll_interval: Settings::new("", "").upstream.task_poll_interval,
             pool_idle_timeout: ClientSettings::default().pool_idle_timeout,
             ca_file: None,
         }
@@ -636,7 +663,9 @@ impl Config {
                     RevisionChoice::V1_0 => Some(Revision::V1_0),
                 },
                 card_refresh: upstream.card_refresh,
+                task_poll_interval: upstream.task_poll_interval,
             },
+            card_view: self.card.view,
             negotiation: Negotiation {
                 require_version_header: self.negotiation.require_version_header,
             },

@@ -344,6 +344,10 @@ impl Upstream for WithHeaders {
         }
         self.inner.send(request)
     }
+
+    fn wait(&self, period: std::time::Duration) -> BoxFuture<'static, ()> {
+        self.inner.wait(period)
+    }
 }
 
 /// One route's adapters, kept so the next generation can reuse them.

@@ -31,7 +31,7 @@ use crate::card::{self, CachedCard, CardCache};
 use crate::codec::JsonRpcCodec;
 use crate::headers::A2A_VERSION;
 use crate::service::{Handler, InboundRequest, InboundResponse};
-use crate::settings::Settings;
+use crate::settings::{CardView, Settings};
 use crate::upstream::{Deadline, Upstream, UpstreamRequest};
 
 /// The codec of each revision, injected by the binary so this crate never names a codec crate.
@@ -274,13 +274,15 @@ impl Bridge {
     }
 
     async fn serve_card(&self, request: &InboundRequest) -> InboundResponse {
-        let caller = match request
+        let named = request
             .headers
             .get(&A2A_VERSION)
             .and_then(|v| v.to_str().ok())
-        {
-            Some(v) if Revision::from_version(v) == Some(Revision::V1_0) => Revision::V1_0,
-            _ => Revision::V0_3,
+            .and_then(Revision::from_version);
+        let view = card::view_for(named, self.settings.card_view);
+        let caller = match view {
+            CardView::V1_0 => Revision::V1_0,
+            CardView::V0_3 | CardView::Dual => Revision::V0_3,
         };
         let cached = match self.upstream_card().await {
             Ok(card) => card,
@@ -293,7 +295,7 @@ impl Bridge {
             }
         };
         let presented = card::present(&cached.card, &self.settings.public_url);
-        let served = match card::serve(presented.value, caller, &self.codecs) {
+        let served = match card::serve(presented.value, view, &self.codecs) {
             Ok(served) => served,
             Err(why) => {
                 return plain(

@@ -6,11 +6,13 @@
 //! The served card is the upstream's card with every endpoint replaced by the bridge's own:
 //! a 1.0 JSON-RPC interface first (ACTS CARD-DISC-006 wants the first interface to be 1.x),
 //! then a 0.3 mirror at the same URL. Upstream signatures are dropped, as any rewrite
-//! invalidates them. A caller that sends `A2A-Version: 1.x` gets a pure 1.0 card (strict
-//! `ProtoJSON` parsers reject unknown keys); any other caller gets the 0.3 card with the 1.0
-//! `supportedInterfaces` list added, which 0.3 parsers ignore and 1.x resolvers prefer, so a
-//! 1.x client that fetches the card without the header still finds the 1.0 endpoint. Responses
-//! carry `Vary: A2A-Version`.
+//! invalidates them. A caller that sends `A2A-Version` gets its revision's pure card: 1.x the
+//! 1.0 card (strict `ProtoJSON` parsers reject unknown keys), 0.3 the 0.3 card. A caller that
+//! sends no header gets the configured [`CardView`]: by default the dual card, the 0.3 card with
+//! the 1.0 `supportedInterfaces` list added, which 0.3 parsers ignore and 1.x resolvers prefer,
+//! so a 1.x client that fetches the card without the header still finds the 1.0 endpoint; or
+//! either pure card, for fleets whose clients all speak one revision or check the schema
+//! strictly. Responses carry `Vary: A2A-Version`.
 //!
 //! # Why a cache shared across reloads
 //!
@@ -28,6 +30,7 @@ use bytes::Bytes;
 use serde::Deserialize;
 
 use crate::bridge::Codecs;
+use crate::settings::CardView;
 
 /// The upstream card as last fetched.
 #[derive(Debug, Clone)]
@@ -189,19 +192,36 @@ pub struct ServedCard {
     pub losses: Vec<Loss>,
 }
 
-/// Encodes the presented card for a caller of `caller`.
+/// The card view for a caller: its revision's pure card when it named one (`A2A-Version`),
+/// else the configured view.
+#[must_use]
+pub const fn view_for(named: Option<Revision>, configured: CardView) -> CardView {
+    match named {
+        Some(Revision::V1_0) => CardView::V1_0,
+        Some(Revision::V0_3) => CardView::V0_3,
+        None => configured,
+    }
+}
+
+/// Encodes the presented card in `view`.
 ///
 /// # Errors
 ///
 /// A message when a codec cannot write the card.
-pub fn serve(card: AgentCard, caller: Revision, codecs: &Codecs) -> Result<ServedCard, String> {
+pub fn serve(card: AgentCard, view: CardView, codecs: &Codecs) -> Result<ServedCard, String> {
+    if view == CardView::V0_3 {
+        let Translated { value, mut losses } =
+            codecs.v0_3.encode_card(card).map_err(|e| e.to_string())?;
+        losses.retain(|l| l.kind != bridge_ir::LossKind::SignatureDropped);
+        return Ok(served(value, view, losses));
+    }
     let v10 = codecs
         .v1_0
         .encode_card(card.clone())
         .map_err(|e| e.to_string())?;
-    let Translated { value, mut losses } = match caller {
-        Revision::V1_0 => v10,
-        Revision::V0_3 => {
+    let Translated { value, mut losses } = match view {
+        CardView::V1_0 | CardView::V0_3 => v10,
+        CardView::Dual => {
             let v03 = codecs.v0_3.encode_card(card).map_err(|e| e.to_string())?;
             let superset = add_member(&v03.value, &v10.value, "supportedInterfaces")?;
             // The 1.0 interface the 0.3 view cannot list is carried by the added member.
@@ -217,14 +237,18 @@ pub fn serve(card: AgentCard, caller: Revision, codecs: &Codecs) -> Result<Serve
         }
     };
     losses.retain(|l| l.kind != bridge_ir::LossKind::SignatureDropped);
+    Ok(served(value, view, losses))
+}
+
+fn served(value: Vec<u8>, view: CardView, losses: Vec<Loss>) -> ServedCard {
     let mut hasher = std::hash::DefaultHasher::new();
     value.hash(&mut hasher);
-    let etag = format!("\"{:016x}-{}\"", hasher.finish(), caller.as_str());
-    Ok(ServedCard {
+    let etag = format!("\"{:016x}-{}\"", hasher.finish(), view.as_str());
+    ServedCard {
         body: Bytes::from(value),
         etag,
         losses,
-    })
+    }
 }
 
 /// Copies member `name` of the JSON object `from` into the JSON object `into`.

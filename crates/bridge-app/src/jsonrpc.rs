@@ -15,12 +15,16 @@
 //! [`scan::MAX_DEPTH`]) and hands anything else, valid or not, to the `serde_json` reader, so
 //! every document gets the same answer and the same error as from `serde_json` alone.
 //!
-//! # Why a notification is answered
+//! # Why a notification is answered, and when
 //!
 //! JSON-RPC says a server does not answer a notification (a request without `id`). A2A defines
 //! no notifications, so a request without `id` is a client mistake; answering it with an
 //! `InvalidRequest` error (id `null`) tells the caller what went wrong instead of leaving it to
-//! time out.
+//! time out. The envelope only records it ([`RequestEnvelope::notification`]): the pipeline
+//! refuses it after the method name and the params were checked, the order the SDK servers
+//! use, so a notification naming an unknown method gets `MethodNotFound` and one with bad params
+//! `InvalidParams`, as from a native agent. Params that are not an object are likewise recorded
+//! ([`RequestEnvelope::params_not_object`]) and refused once the method is known.
 
 use std::borrow::Cow;
 
@@ -65,12 +69,16 @@ impl<'a> RawJson<'a> {
 /// A request envelope whose method is known to be a string.
 #[derive(Debug)]
 pub struct RequestEnvelope<'a> {
-    /// The id.
+    /// The id; `null` when the request has none.
     pub id: RequestId,
     /// The method name, borrowed from the body unless it had escapes.
     pub method: Cow<'a, str>,
-    /// The raw `params`, when present.
+    /// The raw `params`, when present as an object.
     pub params: Option<RawJson<'a>>,
+    /// The request has no `id` member: a notification, which A2A does not define.
+    pub notification: bool,
+    /// `params` is present and neither an object nor `null`.
+    pub params_not_object: bool,
 }
 
 /// A request that could not be read, with the id to answer it under.
@@ -218,8 +226,8 @@ fn read_id(text: &str) -> Option<RequestId> {
 ///
 /// `ParseError` for a body that is not JSON (or not UTF-8, or nested past the parser's depth
 /// limit); `InvalidRequest` for a batch, a non-object, a wrong or missing `jsonrpc`, a missing
-/// or non-string `method`, an id that is not a string, number or null, a missing id, or params
-/// that are neither an object nor absent.
+/// or non-string `method`, or an id that is not a string, number or null. A missing id and
+/// params that are not an object are not refused here but recorded in the envelope.
 pub fn parse_request(body: &[u8]) -> Result<RequestEnvelope<'_>, EnvelopeError> {
     parse_request_with(body, read_members)
 }
@@ -294,26 +302,26 @@ fn parse_request_with(
         Some(value) => read_str(value)
             .ok_or_else(|| invalid(answer_id.clone(), "`method` must be a string"))?,
     };
-    let Some(id) = id else {
-        return Err(invalid(
-            RequestId::Null,
-            format!("`{method}` was sent as a notification (no `id`); A2A methods are requests"),
-        ));
+    let notification = id.is_none();
+    let id = id.unwrap_or(RequestId::Null);
+    let (params, params_not_object) = match raw.params {
+        Some("null") | None => (None, false),
+        Some(text) if text.starts_with('{') => (
+            Some(RawJson {
+                text,
+                checked: !raw.unchecked,
+            }),
+            false,
+        ),
+        Some(_) => (None, true),
     };
-    let params = match raw.params {
-        Some("null") | None => None,
-        Some(text) if text.starts_with('{') => Some(RawJson {
-            text,
-            checked: !raw.unchecked,
-        }),
-        Some(_) => {
-            return Err(EnvelopeError {
-                id,
-                error: RpcError::new(ErrorCode::InvalidParams, "`params` must be an object"),
-            });
-        }
-    };
-    Ok(RequestEnvelope { id, method, params })
+    Ok(RequestEnvelope {
+        id,
+        method,
+        params,
+        notification,
+        params_not_object,
+    })
 }
 
 fn parse_error(error: &serde_json::Error) -> EnvelopeError {
@@ -934,20 +942,31 @@ mod tests {
                 ErrorCode::InvalidRequest,
             ),
             (
-                r#"{"jsonrpc":"2.0","method":"x"}"#,
-                ErrorCode::InvalidRequest,
-            ),
-            (
                 r#"{"jsonrpc":"2.0","id":{},"method":"x"}"#,
                 ErrorCode::InvalidRequest,
-            ),
-            (
-                r#"{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}"#,
-                ErrorCode::InvalidParams,
             ),
         ] {
             assert_eq!(err(body).error.code, code, "{body}");
         }
+    }
+
+    #[test]
+    fn a_missing_id_and_params_that_are_not_an_object_are_recorded_for_later_checks() {
+        // The SDK servers check the method name and the params before they refuse a request
+        // without `id`; the envelope must not refuse either on its own.
+        let notification = parse_request(br#"{"jsonrpc":"2.0","method":"x"}"#).unwrap();
+        assert!(notification.notification);
+        assert_eq!(notification.id, RequestId::Null);
+        assert!(!notification.params_not_object);
+        let listed =
+            parse_request(br#"{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}"#).unwrap();
+        assert!(listed.params_not_object);
+        assert!(!listed.notification);
+        assert!(listed.params.is_none());
+        let null =
+            parse_request(br#"{"jsonrpc":"2.0","id":null,"method":"x","params":null}"#).unwrap();
+        assert!(!null.notification, "an explicit null id is an id");
+        assert!(!null.params_not_object);
     }
 
     #[test]

@@ -102,7 +102,41 @@ pub(crate) async fn rpc(bridge: &Arc<Bridge>, request: InboundRequest) -> Inboun
             error_code: None,
         });
     }
-    response
+    as_event_stream_for_0_3(response)
+}
+
+/// A 0.3 caller's streaming call refused before any event, answered as an SSE stream of one
+/// event holding the JSON-RPC error.
+///
+/// # Why the framing depends on the caller's revision
+///
+/// a2a-sdk 0.3 servers answer a refused `message/stream` or `tasks/resubscribe` with HTTP 200
+/// `text/event-stream` and one error event, and their clients (like the 0.3 conformance kit)
+/// read an error of a streaming call only from an event stream: a plain JSON body makes them
+/// fail on the content type before the error is read. a2a-sdk 1.x servers answer with a plain
+/// JSON-RPC error body, and their clients read it so. Every refusal made once the method is
+/// known is framed here, whoever made it: the bridge (validation, stream limit, unknown task)
+/// or the upstream.
+fn as_event_stream_for_0_3(response: InboundResponse) -> InboundResponse {
+    let InboundResponse::Full(full) = response else {
+        return response;
+    };
+    let framed = full.extensions().get::<CallInfo>().is_some_and(|info| {
+        info.caller == Revision::V0_3
+            && info.error_code.is_some()
+            && info.method.is_some_and(Method::is_streaming)
+    });
+    if !framed || full.status() != StatusCode::OK {
+        return InboundResponse::Full(full);
+    }
+    let (mut head, body) = full.into_parts();
+    crate::stream::set_event_stream_headers(&mut head.headers);
+    head.headers.remove(header::CONTENT_LENGTH);
+    InboundResponse::Stream {
+        head,
+        frames: Box::pin(futures_util::stream::iter([crate::sse::frame(&body)])),
+        farewell: None,
+    }
 }
 
 /// What the pipeline learned about a call before it answered.
@@ -252,16 +286,73 @@ fn admit(
     None
 }
 
-/// Decodes the call's params with the caller's codec. Params the envelope left unchecked that
-/// do not decode send the body back to the strict reader: a body that is not JSON is a parse
-/// error, and params that were not the last member are decoded again as that reader found them.
+/// The media types a JSON-RPC body is read as JSON under; parameters are ignored.
+const JSON_TYPES: [&str; 2] = ["application/json", "application/a2a+json"];
+
+/// The error for a body the envelope reader refused: a `ParseError` becomes
+/// `ContentTypeNotSupported` when the body came with a `Content-Type` that is present and not a
+/// JSON type, which makes the wrong type the likelier mistake (A2A 1.0 maps an unsupported type
+/// to it); any other refusal is kept. A JSON body is read whatever its type, as the SDK servers
+/// read it (`curl -d` sends a form type).
+fn unreadable_body(headers: &HeaderMap, refusal: RpcError) -> RpcError {
+    if refusal.code != ErrorCode::ParseError {
+        return refusal;
+    }
+    let Some(value) = headers.get(header::CONTENT_TYPE) else {
+        return refusal;
+    };
+    let text = String::from_utf8_lossy(value.as_bytes());
+    let essence = text.split(';').next().unwrap_or_default().trim();
+    if JSON_TYPES.iter().any(|t| essence.eq_ignore_ascii_case(t)) {
+        return refusal;
+    }
+    RpcError::new(
+        ErrorCode::ContentTypeNotSupported,
+        format!(
+            "the body is not JSON and its Content-Type is {:?}; send a JSON-RPC request as {}",
+            text.trim(),
+            JSON_TYPES.join(" or ")
+        ),
+    )
+}
+
+/// Decodes the call's params with the caller's codec, in the order the SDK servers check a
+/// request once its method is known: params that are not an object, params that do not decode
+/// (`InvalidParams`), and only then a request without `id` (`InvalidRequest`). Params the
+/// envelope left unchecked that do not decode send the body back to the strict reader: a body
+/// that is not JSON is a parse error, and params that were not the last member are decoded again
+/// as that reader found them.
 fn decode_call(
     bridge: &Bridge,
+    headers: &HeaderMap,
     body: &[u8],
     envelope: &jsonrpc::RequestEnvelope<'_>,
     negotiated: negotiate::Negotiated,
     fallback: Revision,
 ) -> Result<Call, Box<InboundResponse>> {
+    if envelope.params_not_object {
+        // Params the lazy reader took unchecked: a body that is not JSON is a parse error.
+        if let Err(refused) = jsonrpc::parse_request(body) {
+            return Err(Box::new(error_response(
+                bridge,
+                fallback,
+                &refused.id,
+                unreadable_body(headers, refused.error),
+            )));
+        }
+        return Err(Box::new(error_response(
+            bridge,
+            negotiated.revision,
+            &envelope.id,
+            RpcError::new(
+                ErrorCode::InvalidParams,
+                format!(
+                    "invalid params for {}: `params` must be an object",
+                    envelope.method
+                ),
+            ),
+        )));
+    }
     let codec = bridge.codecs.of(negotiated.revision);
     let params = envelope.params;
     let mut decoded = codec.decode_params(negotiated.method, params.map(|p| p.get().as_bytes()));
@@ -272,7 +363,7 @@ fn decode_call(
                     bridge,
                     fallback,
                     &refused.id,
-                    refused.error,
+                    unreadable_body(headers, refused.error),
                 )));
             }
             Ok(strict) => {
@@ -281,7 +372,7 @@ fn decode_call(
             }
         }
     }
-    decoded.map_err(|error| {
+    let call = decoded.map_err(|error| {
         Box::new(error_response(
             bridge,
             negotiated.revision,
@@ -291,7 +382,22 @@ fn decode_call(
                 format!("invalid params for {}: {error}", envelope.method),
             ),
         ))
-    })
+    })?;
+    if envelope.notification {
+        return Err(Box::new(error_response(
+            bridge,
+            negotiated.revision,
+            &RequestId::Null,
+            RpcError::new(
+                ErrorCode::InvalidRequest,
+                format!(
+                    "`{}` was sent as a notification (no `id`); A2A methods are requests",
+                    envelope.method
+                ),
+            ),
+        )));
+    }
+    Ok(call)
 }
 
 async fn rpc_inner(
@@ -308,18 +414,20 @@ async fn rpc_inner(
     // The params are usually left for the codec to read in its one pass over them; until they
     // decode, any refusal is checked against a strict read of the body, so a body that is not
     // JSON is refused as a parse error, as it would be had it been read in full first.
+    let refuse = |refused: jsonrpc::EnvelopeError| {
+        let error = unreadable_body(&request.headers, refused.error);
+        error_response(bridge, fallback, &refused.id, error)
+    };
     let envelope = match jsonrpc::parse_request_lazy(&request.body) {
         Ok(envelope) => envelope,
-        Err(refused) => return error_response(bridge, fallback, &refused.id, refused.error),
+        Err(refused) => return refuse(refused),
     };
     let unchecked = envelope.params.is_some_and(|p| !p.is_checked());
     let strict_refusal = || {
         if !unchecked {
             return None;
         }
-        jsonrpc::parse_request(&request.body)
-            .err()
-            .map(|refused| error_response(bridge, fallback, &refused.id, refused.error))
+        jsonrpc::parse_request(&request.body).err().map(refuse)
     };
     if let Some(refused) = admit(bridge, &envelope, &request.headers, fallback) {
         return strict_refusal().unwrap_or(refused);
@@ -339,7 +447,14 @@ async fn rpc_inner(
     };
     seen.caller = Some(negotiated.revision);
     seen.method = Some(negotiated.method);
-    let call = match decode_call(bridge, &request.body, &envelope, negotiated, fallback) {
+    let call = match decode_call(
+        bridge,
+        &request.headers,
+        &request.body,
+        &envelope,
+        negotiated,
+        fallback,
+    ) {
         Ok(call) => call,
         Err(refused) => return *refused,
     };

@@ -25,6 +25,41 @@ pub struct Settings {
     pub timeouts: Timeouts,
     /// Credentials callers must present, if any.
     pub auth: Option<InboundAuth>,
+    /// The card served to callers that name no revision.
+    pub card_view: CardView,
+}
+
+/// Which card a caller that sends no `A2A-Version` header gets (see [`crate::card`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CardView {
+    /// The 0.3 card with the 1.0 `supportedInterfaces` added: both SDK generations read it.
+    #[default]
+    Dual,
+    /// The pure 1.0 card, which strict `ProtoJSON` readers accept.
+    V1_0,
+    /// The pure 0.3 card.
+    V0_3,
+}
+
+impl CardView {
+    /// Every view, for tables and tests.
+    pub const ALL: [Self; 3] = [Self::Dual, Self::V1_0, Self::V0_3];
+
+    /// The name used in `bridge.toml` and on the command line.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Dual => "dual",
+            Self::V1_0 => "1.0",
+            Self::V0_3 => "0.3",
+        }
+    }
+
+    /// The view a name means.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|view| view.as_str() == name)
+    }
 }
 
 /// A credential check for gateway deployments: a caller must present one of the bearer tokens
@@ -51,6 +86,9 @@ pub struct UpstreamSettings {
     pub revision: Option<Revision>,
     /// How often to re-read the card when its `Cache-Control` says nothing.
     pub card_refresh: Duration,
+    /// How often the bridge reads a task it follows for a subscriber, when the agent cannot
+    /// keep the subscription open itself (see [`crate::stream`]).
+    pub task_poll_interval: Duration,
 }
 
 /// How the caller's revision is decided (wire diff §6.4).
@@ -151,7 +189,9 @@ impl Settings {
                 card_url: None,
                 revision: None,
                 card_refresh: Duration::from_mins(5),
+                task_poll_interval: Duration::from_millis(500),
             },
+            card_view: CardView::Dual,
             negotiation: Negotiation {
                 require_version_header: false,
             },

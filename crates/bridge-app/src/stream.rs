@@ -12,26 +12,47 @@
 //! - A 1.0 `SubscribeToTask` must send the current Task first and refuse a terminal task. A 0.3
 //!   agent's `tasks/resubscribe` does neither, so the pipeline reads the task first and hands
 //!   the snapshot here; a Task the upstream repeats at the start is not sent twice.
-//! - 0.3 marks the last event `final`; the 0.3 codec synthesises it for events from a 1.0
-//!   agent. The stream ends after the event that ends it (terminal or interrupted state, a
-//!   message, or `final`), and the upstream stream is dropped there.
+//! - A message stream ends after the event that ends it (terminal or interrupted state, a
+//!   message, or `final`); a subscription only at a terminal state (A2A 1.0 §3.1.6), so a
+//!   subscriber of a task waiting for input sees it finish. 0.3 marks the last event `final`;
+//!   the 0.3 codec synthesises it for events from a 1.0 agent, and a subscription's events to a
+//!   0.3 caller carry `final` only on the terminal status.
 //! - An upstream that closes before such an event is asked for the task (`GetTask`): a 0.3
 //!   agent closes a resubscription when the task is canceled without sending the final status.
-//!   When the task has reached a state that ends streams, that status is sent as the last event.
-//! - Otherwise an upstream that closes early, fails, goes quiet past the idle timeout, or sends
-//!   an event that does not decode, ends the caller's stream with a JSON-RPC error event in the
-//!   caller's revision: once the SSE head is out, an event is the only way left to say so.
+//!   When the task has reached a state that ends the stream, that status is sent as the last
+//!   event.
+//!
+//! # Following a task the agent cannot keep a subscription for
+//!
+//! a2a-sdk 0.3 agents keep no live queue for a task that waits for input: they answer
+//! `tasks/resubscribe` with `TaskNotFound`, or close the stream. When a subscription's upstream
+//! stream ends or is refused that way and the task exists and has not finished, the bridge
+//! follows it for the caller: it reads the task every `task_poll_interval` and sends what
+//! changed — each new or changed artifact as an artifact update, then a changed status — until
+//! a terminal status, which ends the stream. Reading the task back, rather than watching the
+//! calls this process forwards, works whichever bridge instance the follow-up message went
+//! through; the cost is one `GetTask` per interval per followed subscription, and a change
+//! reaches the caller at most one interval late.
+//!
+//! # Errors
+//!
+//! An upstream that closes early, fails, goes quiet past the idle timeout, or sends an event that
+//! does not decode, ends the caller's stream with a JSON-RPC error event in the caller's
+//! revision: once the SSE head is out, an event is the only way left to say so. The head waits
+//! for the first event, so that a call refused before any event (by the agent, however it
+//! framed the refusal) is answered as any refusal is: a plain JSON-RPC error to a 1.0 caller, an
+//! event stream of one error event to a 0.3 caller (see `pipeline::as_event_stream_for_0_3`).
 //!
 //! When the caller goes away the server drops this stream, which drops the upstream body and so
-//! cancels the upstream request.
+//! cancels the upstream request; a followed task is no longer read.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use bridge_ir::{
-    Call, ErrorCode, GetTaskParams, Method, Reply, Revision, RpcError, StreamEvent, Task,
-    TaskState, TaskStatus, TaskStatusUpdateEvent,
+    Artifact, Call, ErrorCode, GetTaskParams, Method, Reply, RequestId, Revision, RpcError,
+    StreamEvent, Task, TaskArtifactUpdateEvent, TaskState, TaskStatus, TaskStatusUpdateEvent,
 };
 use bytes::Bytes;
 use futures_util::StreamExt;
@@ -45,7 +66,7 @@ use crate::sse::{self, SseSplitter};
 use crate::upstream::{ByteStream, Deadline, UpstreamResponse};
 
 /// Opens the upstream stream for `call` and answers with the translated stream, or with a
-/// plain JSON-RPC error when the upstream refuses before streaming.
+/// JSON-RPC error when the call is refused before any event.
 pub(crate) async fn open(
     bridge: &Arc<Bridge>,
     context: Context,
@@ -84,9 +105,6 @@ pub(crate) async fn open(
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.trim_start().starts_with("text/event-stream"));
-    if !is_sse || !response.status.is_success() {
-        return refused_before_streaming(bridge, &context, method, response).await;
-    }
     let extensions = crate::headers::toward_caller(&response.headers, context.caller);
     let context_caller = context.caller;
     let context_id = context.id.clone();
@@ -95,42 +113,51 @@ pub(crate) async fn open(
         task_first: context.caller == Revision::V1_0
             && context.upstream == Revision::V0_3
             && method == bridge_ir::Method::SendStreamingMessage,
+        subscription: subscribed.is_some(),
         skip_repeated_task: snapshot.is_some(),
         task: subscribed,
+        last_status: None,
+        seen_artifacts: Vec::new(),
         sent_any: false,
         ended: false,
+        refusal: None,
         context,
     };
     let mut pending = VecDeque::new();
     if let Some(event) = snapshot {
         pending.extend(translator.event(event));
     }
-    let farewell = sse::frame(&pipeline::encode_error(
-        bridge,
-        context_caller,
-        &context_id,
-        RpcError::new(
-            ErrorCode::InternalError,
-            "the bridge is shutting down; the stream ended before the task did",
-        ),
-    ));
-    let state = State {
+    let source = if is_sse && response.status.is_success() {
+        Source::Upstream(response.body)
+    } else {
+        let error = refusal_of(bridge, &translator.context, method, response).await;
+        let (frames, followed) = translator.upstream_refused(error).await;
+        pending.extend(frames);
+        if followed {
+            Source::Follow
+        } else {
+            Source::Done
+        }
+    };
+    let farewell = farewell(bridge, context_caller, &context_id);
+    let mut state = State {
         _slot: slot,
-        body: Some(response.body),
+        source,
         splitter: SseSplitter::new(bridge.settings.limits.sse_event),
         pending,
         translator,
     };
-    let frames = futures_util::stream::unfold(state, State::next);
+    // The head waits for the first frame: a refusal before any event is answered as a refusal.
+    let first = state.next_frame().await;
+    if let Some(error) = state.translator.refusal.take() {
+        return pipeline::error_response(bridge, context_caller, &context_id, error);
+    }
+    let first = futures_util::stream::iter(first);
+    let frames = first.chain(futures_util::stream::unfold(state, State::next));
     let mut head = http::Response::new(());
     *head.status_mut() = StatusCode::OK;
     let headers = head.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/event-stream"),
-    );
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    set_event_stream_headers(headers);
     headers.extend(extensions);
     let (mut head, ()) = head.into_parts();
     head.extensions.insert(crate::bridge::CallInfo {
@@ -146,17 +173,44 @@ pub(crate) async fn open(
     }
 }
 
-/// The answer to a streaming call the upstream answered without a stream: an error before the
-/// stream started, answered as a unary JSON-RPC error.
-async fn refused_before_streaming(
-    bridge: &Arc<Bridge>,
+/// The frame a stream ends with when the server shuts down before the task ends.
+fn farewell(bridge: &Bridge, caller: Revision, id: &RequestId) -> Bytes {
+    sse::frame(&pipeline::encode_error(
+        bridge,
+        caller,
+        id,
+        RpcError::new(
+            ErrorCode::InternalError,
+            "the bridge is shutting down; the stream ended before the task did",
+        ),
+    ))
+}
+
+/// Marks a response as an SSE stream that no proxy on the way may buffer.
+pub(crate) fn set_event_stream_headers(headers: &mut http::HeaderMap) {
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+}
+
+fn no_stream() -> RpcError {
+    RpcError::new(
+        ErrorCode::InvalidAgentResponse,
+        "the upstream answered a streaming call with a single result instead of an SSE stream",
+    )
+}
+
+/// Why the upstream answered a streaming call without a stream: its error, or what was wrong.
+async fn refusal_of(
+    bridge: &Bridge,
     context: &Context,
     method: Method,
     response: UpstreamResponse,
-) -> InboundResponse {
-    // An error before the stream started: answer it as a unary JSON-RPC error.
-    let body = pipeline::collect(response.body, bridge.settings.limits.upstream_body).await;
-    let outcome = match body {
+) -> RpcError {
+    match pipeline::collect(response.body, bridge.settings.limits.upstream_body).await {
         Ok(body) => match pipeline::read_answer(
             bridge.codecs.of(context.upstream).as_ref(),
             context,
@@ -165,37 +219,38 @@ async fn refused_before_streaming(
             &response.headers,
             &body,
         ) {
-            Err(error) => Err(error),
-            Ok(_) => Err(RpcError::new(
-                ErrorCode::InvalidAgentResponse,
-                "the upstream answered a streaming call with a single result instead of an SSE stream",
-            )),
+            Err(error) => error,
+            Ok(_) => no_stream(),
         },
-        Err(error) => Err(RpcError::new(
-            ErrorCode::InvalidAgentResponse,
-            error.to_string(),
-        )),
-    };
-    let body = pipeline::encode_outcome(bridge, context, outcome);
-    InboundResponse::Full(pipeline::json_response(body))
+        Err(error) => RpcError::new(ErrorCode::InvalidAgentResponse, error.to_string()),
+    }
 }
 
 /// Turns upstream events into caller frames.
 #[expect(
     clippy::struct_excessive_bools,
-    reason = "four independent facts about one stream's progress, each read in one place"
+    reason = "independent facts about one stream's progress, each read in one place"
 )]
 struct Translator {
     bridge: Arc<Bridge>,
     context: Context,
     /// A 1.0 caller of a 0.3 agent must see a Task first.
     task_first: bool,
+    /// The stream is a subscription: it ends only at a terminal state.
+    subscription: bool,
     /// A snapshot was sent already; a Task repeated at the start is dropped.
     skip_repeated_task: bool,
     /// The task the stream is about (id, context id), once an event named it.
     task: Option<(String, String)>,
+    /// The last status sent to the caller.
+    last_status: Option<TaskStatus>,
+    /// A subscription's artifacts as the caller has them, so that following the task sends
+    /// what the caller has not seen.
+    seen_artifacts: Vec<Artifact>,
     sent_any: bool,
     ended: bool,
+    /// The error that ended the stream before any event, for `open` to answer as a refusal.
+    refusal: Option<RpcError>,
 }
 
 impl Translator {
@@ -203,8 +258,20 @@ impl Translator {
         sse::frame(&jsonrpc::write_result(&self.context.id, result))
     }
 
+    /// Whether `event` ends the caller's stream.
+    fn ends(&self, event: &StreamEvent) -> bool {
+        if !self.subscription {
+            return event.ends_stream();
+        }
+        match event {
+            StreamEvent::Task(task) => task.status.state.is_terminal(),
+            StreamEvent::StatusUpdate(update) => update.status.state.is_terminal(),
+            StreamEvent::Message(_) | StreamEvent::ArtifactUpdate(_) => false,
+        }
+    }
+
     /// The frames for one upstream event.
-    fn event(&mut self, event: StreamEvent) -> Vec<Bytes> {
+    fn event(&mut self, mut event: StreamEvent) -> Vec<Bytes> {
         let mut frames = Vec::with_capacity(1);
         if let Some(task) = task_of(&event) {
             self.task = Some(task);
@@ -221,12 +288,53 @@ impl Translator {
         {
             frames.push(self.encode(StreamEvent::Task(task)));
         }
-        let ends = event.ends_stream();
+        let ends = self.ends(&event);
+        if self.subscription {
+            self.remember_artifacts(&event);
+        }
+        match &mut event {
+            StreamEvent::Task(task) => self.last_status = Some(task.status.clone()),
+            StreamEvent::StatusUpdate(update) => {
+                self.last_status = Some(update.status.clone());
+                // A 0.3 subscriber reads `final` as the end of its subscription.
+                if self.subscription && self.context.caller == Revision::V0_3 {
+                    update.final_flag = Some(ends);
+                }
+            }
+            StreamEvent::Message(_) | StreamEvent::ArtifactUpdate(_) => {}
+        }
         frames.push(self.encode(event));
         if ends {
             self.ended = true;
         }
         frames
+    }
+
+    /// Keeps the artifacts `event` gives the caller.
+    fn remember_artifacts(&mut self, event: &StreamEvent) {
+        match event {
+            StreamEvent::Task(task) => {
+                for artifact in task.artifacts.iter().flatten() {
+                    self.remember(artifact.clone(), false);
+                }
+            }
+            StreamEvent::ArtifactUpdate(update) => {
+                self.remember(update.artifact.clone(), update.append == Some(true));
+            }
+            StreamEvent::Message(_) | StreamEvent::StatusUpdate(_) => {}
+        }
+    }
+
+    fn remember(&mut self, artifact: Artifact, append: bool) {
+        match self
+            .seen_artifacts
+            .iter_mut()
+            .find(|a| a.artifact_id == artifact.artifact_id)
+        {
+            Some(seen) if append => seen.parts.extend(artifact.parts),
+            Some(seen) => *seen = artifact,
+            None => self.seen_artifacts.push(artifact),
+        }
     }
 
     fn encode(&mut self, event: StreamEvent) -> Bytes {
@@ -249,46 +357,139 @@ impl Translator {
     /// The frame that ends the stream with an error.
     fn error(&mut self, error: RpcError) -> Bytes {
         self.ended = true;
+        if !self.sent_any {
+            self.refusal = Some(error.clone());
+        }
         let body =
             pipeline::encode_error(&self.bridge, self.context.caller, &self.context.id, error);
         sse::frame(&body)
     }
 
-    /// The frames that end a stream the upstream closed before a state that ends it.
-    async fn closed_early(&mut self) -> Vec<Bytes> {
-        let unfinished = RpcError::new(
-            ErrorCode::InvalidAgentResponse,
-            "the upstream closed the stream before the task reached a terminal or interrupted state",
-        );
-        let Some((task_id, context_id)) = self.task.clone() else {
-            return vec![self.error(unfinished)];
-        };
+    /// The task the stream is about, read from the upstream.
+    async fn read_task(&self) -> Option<Result<Task, RpcError>> {
+        let (task_id, _) = self.task.clone()?;
         let mut lookup = self.context.clone();
         lookup.method = Method::GetTask;
         let call = Call::GetTask(GetTaskParams {
-            id: task_id.clone(),
+            id: task_id,
             history_length: None,
             metadata: None,
             tenant: None,
         });
-        let frames = match pipeline::forward(&self.bridge, &lookup, call).await.0 {
-            Ok(Reply::Task(task)) if task.status.state.ends_stream() => {
-                self.event(StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
-                    task_id,
-                    context_id: task.context_id.unwrap_or(context_id),
-                    status: task.status,
-                    final_flag: None,
-                    metadata: None,
-                }))
+        Some(
+            match pipeline::forward(&self.bridge, &lookup, call).await.0 {
+                Ok(Reply::Task(task)) => Ok(task),
+                Ok(other) => Err(RpcError::new(
+                    ErrorCode::InvalidAgentResponse,
+                    format!("the upstream answered tasks/get with {other:?} instead of a task"),
+                )),
+                Err(error) => Err(error),
+            },
+        )
+    }
+
+    /// A status update carrying `task`'s status.
+    fn status_of(&self, task: &Task) -> StreamEvent {
+        let context_id = self
+            .task
+            .as_ref()
+            .map(|(_, context)| context.clone())
+            .unwrap_or_default();
+        StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
+            task_id: task.id.clone(),
+            context_id: task.context_id.clone().unwrap_or(context_id),
+            status: task.status.clone(),
+            final_flag: None,
+            metadata: None,
+        })
+    }
+
+    /// The frames that end a stream the upstream closed before a state that ends it, or that
+    /// begin following the task when the stream is a subscription to a task still running.
+    async fn closed_early(&mut self) -> (Vec<Bytes>, bool) {
+        let unfinished = RpcError::new(
+            ErrorCode::InvalidAgentResponse,
+            "the upstream closed the stream before the task reached a terminal or interrupted state",
+        );
+        match self.read_task().await {
+            Some(Ok(task)) if self.subscription => self.follow(task),
+            Some(Ok(task)) if task.status.state.ends_stream() => {
+                let event = self.status_of(&task);
+                let frames = self.event(event);
+                self.ended = true;
+                (frames, false)
             }
-            _ => vec![self.error(unfinished)],
+            _ => (vec![self.error(unfinished)], false),
+        }
+    }
+
+    /// The frames after the upstream refused or ended a stream with `error`: a subscription to
+    /// a task that exists and has not finished is followed instead; anything else ends with the
+    /// error.
+    async fn upstream_refused(&mut self, error: RpcError) -> (Vec<Bytes>, bool) {
+        if self.subscription
+            && let Some(Ok(task)) = self.read_task().await
+            && (self.sent_any || !task.status.state.is_terminal())
+        {
+            tracing::debug!(task = %task.id, code = error.code.code(), "the upstream gave up a subscription; following the task");
+            return self.follow(task);
+        }
+        (vec![self.error(error)], false)
+    }
+
+    /// Starts following `task`: what the caller has not seen of it yet; `true` when the task
+    /// has not finished and is to be read again.
+    fn follow(&mut self, task: Task) -> (Vec<Bytes>, bool) {
+        let terminal = task.status.state.is_terminal();
+        let frames = if self.sent_any {
+            self.changes(&task)
+        } else {
+            self.event(StreamEvent::Task(task))
         };
-        self.ended = true;
+        if terminal {
+            self.ended = true;
+            return (frames, false);
+        }
+        (frames, true)
+    }
+
+    /// The frames for what the caller has not seen of `task`: each new or changed artifact,
+    /// whole, then the status when it changed.
+    fn changes(&mut self, task: &Task) -> Vec<Bytes> {
+        let mut frames = Vec::new();
+        let context_id = task.context_id.clone().unwrap_or_default();
+        for artifact in task.artifacts.iter().flatten() {
+            if self.seen_artifacts.contains(artifact) {
+                continue;
+            }
+            let update = TaskArtifactUpdateEvent {
+                task_id: task.id.clone(),
+                context_id: context_id.clone(),
+                artifact: artifact.clone(),
+                append: None,
+                last_chunk: None,
+                metadata: None,
+            };
+            frames.extend(self.event(StreamEvent::ArtifactUpdate(update)));
+        }
+        if self.last_status.as_ref() != Some(&task.status) {
+            let event = self.status_of(task);
+            frames.extend(self.event(event));
+        }
         frames
     }
 
+    /// One read of a followed task: the frames for what changed.
+    async fn poll(&mut self) -> Vec<Bytes> {
+        match self.read_task().await {
+            Some(Ok(task)) => self.changes(&task),
+            Some(Err(error)) => vec![self.error(error)],
+            None => vec![self.error(no_stream())],
+        }
+    }
+
     /// The frames for one upstream SSE event's data.
-    fn data(&mut self, data: &[u8]) -> Vec<Bytes> {
+    async fn data(&mut self, data: &[u8]) -> (Vec<Bytes>, bool) {
         let codec = Arc::clone(self.bridge.codecs.of(self.context.upstream));
         let upstream = self.context.upstream;
         let invalid = |why: String| RpcError::new(ErrorCode::InvalidAgentResponse, why);
@@ -315,13 +516,13 @@ impl Translator {
         // is checked against a strict read first (see `jsonrpc::parse_response_lazy`).
         let mut envelope = match jsonrpc::parse_response_lazy(data) {
             Ok(envelope) => envelope,
-            Err(why) => return vec![self.error(not_json_rpc(&why))],
+            Err(why) => return (vec![self.error(not_json_rpc(&why))], false),
         };
         let mut decoded = decode(envelope.outcome);
         let unchecked = !envelope.outcome.unwrap_or_else(|e| e).is_checked();
         if unchecked && (decoded.is_err() || envelope.id != self.context.id) {
             match jsonrpc::parse_response(data) {
-                Err(why) => return vec![self.error(not_json_rpc(&why))],
+                Err(why) => return (vec![self.error(not_json_rpc(&why))], false),
                 Ok(strict) => {
                     decoded = decode(strict.outcome);
                     envelope = strict;
@@ -329,14 +530,16 @@ impl Translator {
             }
         }
         if envelope.id != self.context.id {
-            return vec![self.error(invalid(format!(
+            let error = invalid(format!(
                 "an upstream stream event carries id {}, not the request's {}",
                 envelope.id, self.context.id
-            )))];
+            ));
+            return (vec![self.error(error)], false);
         }
         match decoded {
-            Ok(Ok(event)) => self.event(event),
-            Ok(Err(error)) | Err(error) => vec![self.error(error)],
+            Ok(Ok(event)) => (self.event(event), false),
+            Ok(Err(error)) => self.upstream_refused(error).await,
+            Err(error) => (vec![self.error(error)], false),
         }
     }
 }
@@ -421,9 +624,19 @@ impl Drop for StreamSlot {
     }
 }
 
+/// Where the stream's events come from now.
+enum Source {
+    /// The upstream's SSE body.
+    Upstream(ByteStream),
+    /// Reads of a task the bridge follows.
+    Follow,
+    /// Nothing more.
+    Done,
+}
+
 struct State {
     _slot: StreamSlot,
-    body: Option<ByteStream>,
+    source: Source,
     splitter: SseSplitter,
     pending: VecDeque<Bytes>,
     translator: Translator,
@@ -431,48 +644,67 @@ struct State {
 
 impl State {
     async fn next(mut self) -> Option<(Bytes, Self)> {
+        let frame = self.next_frame().await?;
+        Some((frame, self))
+    }
+
+    async fn next_frame(&mut self) -> Option<Bytes> {
         loop {
             if let Some(frame) = self.pending.pop_front() {
-                return Some((frame, self));
+                return Some(frame);
             }
             if self.translator.ended {
                 // Dropping the body here cancels the upstream request.
-                self.body = None;
+                self.source = Source::Done;
                 return None;
             }
-            let body = self.body.as_mut()?;
-            match body.next().await {
-                None => {
-                    self.body = None;
-                    let frames = self.translator.closed_early().await;
+            match &mut self.source {
+                Source::Done => return None,
+                Source::Follow => {
+                    let period = self.translator.bridge.settings.upstream.task_poll_interval;
+                    self.translator.bridge.upstream.wait(period).await;
+                    let frames = self.translator.poll().await;
                     self.pending.extend(frames);
                 }
-                Some(Err(error)) => {
-                    self.body = None;
-                    let frame = self.translator.error(pipeline::upstream_failure(&error));
-                    return Some((frame, self));
-                }
-                Some(Ok(chunk)) => match self.splitter.push(&chunk) {
-                    Ok(events) => {
-                        for event in events {
-                            let frames = self.translator.data(&event.data);
-                            self.pending.extend(frames);
-                            if self.translator.ended {
-                                break;
+                Source::Upstream(body) => match body.next().await {
+                    None => {
+                        let (frames, followed) = self.translator.closed_early().await;
+                        self.pending.extend(frames);
+                        self.source = if followed {
+                            Source::Follow
+                        } else {
+                            Source::Done
+                        };
+                    }
+                    Some(Err(error)) => {
+                        self.source = Source::Done;
+                        return Some(self.translator.error(pipeline::upstream_failure(&error)));
+                    }
+                    Some(Ok(chunk)) => match self.splitter.push(&chunk) {
+                        Ok(events) => {
+                            for event in events {
+                                let (frames, followed) = self.translator.data(&event.data).await;
+                                self.pending.extend(frames);
+                                if followed {
+                                    self.source = Source::Follow;
+                                    break;
+                                }
+                                if self.translator.ended {
+                                    break;
+                                }
                             }
                         }
-                    }
-                    Err(too_large) => {
-                        self.body = None;
-                        let frame = self.translator.error(RpcError::new(
-                            ErrorCode::InvalidAgentResponse,
-                            format!(
-                                "an upstream stream event exceeds the {}-byte limit",
-                                too_large.limit
-                            ),
-                        ));
-                        return Some((frame, self));
-                    }
+                        Err(too_large) => {
+                            self.source = Source::Done;
+                            return Some(self.translator.error(RpcError::new(
+                                ErrorCode::InvalidAgentResponse,
+                                format!(
+                                    "an upstream stream event exceeds the {}-byte limit",
+                                    too_large.limit
+                                ),
+                            )));
+                        }
+                    },
                 },
             }
         }

@@ -94,4 +94,8 @@ pub trait Upstream: Send + Sync + std::fmt::Debug {
         &self,
         request: UpstreamRequest,
     ) -> BoxFuture<'static, Result<UpstreamResponse, UpstreamError>>;
+
+    /// Resolves after `period`: the pause between two reads of a task the bridge follows for a
+    /// subscriber. The adapter owns this timer as it owns every other.
+    fn wait(&self, period: Duration) -> BoxFuture<'static, ()>;
 }

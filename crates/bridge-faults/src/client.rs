@@ -39,6 +39,39 @@ impl Answer {
     pub fn events(&self) -> &[Value] {
         self.events.as_deref().unwrap_or_default()
     }
+
+    /// The JSON-RPC error of a streaming call refused before any event, framed as a `caller`
+    /// SDK reads it: HTTP 200 and a plain JSON body for 1.0, HTTP 200 and an event stream of
+    /// exactly one event for 0.3.
+    ///
+    /// # Errors
+    ///
+    /// What is wrong with the framing.
+    pub fn refusal(&self, caller: bridge_ir::Revision) -> Result<Value, String> {
+        if self.status != StatusCode::OK {
+            return Err(format!("HTTP {} for a refusal", self.status));
+        }
+        let content_type = self
+            .headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default();
+        match caller {
+            bridge_ir::Revision::V1_0 if content_type == "application/json" => Ok(self.json()),
+            bridge_ir::Revision::V0_3 if content_type == "text/event-stream" => match self.events()
+            {
+                [only] => Ok(only.clone()),
+                events => Err(format!(
+                    "{} events instead of one: {events:?}",
+                    events.len()
+                )),
+            },
+            _ => Err(format!(
+                "a {caller} caller's refusal came as {content_type:?}: {:?}",
+                String::from_utf8_lossy(&self.body)
+            )),
+        }
+    }
 }
 
 /// One connection to the bridge; closed when dropped.

@@ -106,6 +106,10 @@ impl Upstream for ScriptedUpstream {
             })
         })
     }
+
+    fn wait(&self, period: std::time::Duration) -> BoxFuture<'static, ()> {
+        Box::pin(tokio::time::sleep(period))
+    }
 }
 
 /// The codecs of both revisions.

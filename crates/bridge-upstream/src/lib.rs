@@ -235,6 +235,10 @@ impl Upstream for ReqwestUpstream {
         let url = self.url(&request.url);
         Box::pin(Self::exchange(self.client.clone(), url, request))
     }
+
+    fn wait(&self, period: std::time::Duration) -> BoxFuture<'static, ()> {
+        Box::pin(tokio::time::sleep(period))
+    }
 }
 
 /// The timer a response body runs under.

@@ -381,6 +381,42 @@ class Peer:
             'after': task_view(await self.get(task.id)),
         }
 
+    async def scenario_subscribe_input_required(self) -> dict[str, Any]:
+        first = await self.send(self.user_message('ask me something'))
+        if not first.HasField('task'):
+            return {'first': result_view(first)}
+        task = first.task
+        client = self.client(streaming=True)
+        clock = c.Clock()
+        events: list[dict[str, Any]] = []
+        stream = client.subscribe(SubscribeToTaskRequest(id=task.id))
+        collector = asyncio.ensure_future(self.collect(stream, clock, events))
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 5.0
+        while not events and not collector.done() and loop.time() < deadline:
+            await asyncio.sleep(0.02)
+        follow_up_at = clock.now()
+        follow = self.user_message('blue', task_id=task.id, context_id=task.context_id)
+        second = await self.send(follow)
+        ended = True
+        stream_error = None
+        try:
+            await asyncio.wait_for(asyncio.shield(collector), 10.0)
+        except TimeoutError:
+            ended = False
+            collector.cancel()
+        except Exception as exc:  # noqa: BLE001 - an error ending the stream is an observation
+            stream_error = to_error(exc)
+        return {
+            'taskId': task.id,
+            'first': result_view(first),
+            'events': events,
+            'followUpAt': follow_up_at,
+            'second': result_view(second),
+            'ended': ended,
+            'streamError': stream_error,
+        }
+
     async def scenario_input_required(self) -> dict[str, Any]:
         first = await self.send(self.user_message('ask me something'))
         if not first.HasField('task'):

@@ -43,6 +43,7 @@ SCENARIOS = [
     'stream',
     'cancel',
     'resubscribe',
+    'subscribe_input_required',
     'input_required',
     'parts',
     'push_config',

@@ -63,6 +63,7 @@ fn section(stdout: &str, heading: &str) -> Value {
         .unwrap_or_else(|| panic!("{heading} missing from:\n{stdout}"))
         + heading.len();
     let rest = &stdout[start..];
+    let rest = &rest[rest.find('\n').unwrap_or(0)..];
     let end = rest.find("\n---").unwrap_or(rest.len());
     serde_json::from_str(rest[..end].trim()).unwrap()
 }
@@ -82,16 +83,29 @@ async fn check_card_shows_both_views_of_a_signed_0_3_card_and_names_the_dropped_
         "{stdout}"
     );
 
-    let v1_0 = section(&stdout, "--- served to A2A 1.0 callers ---");
+    let v1_0 = section(&stdout, "--- served to A2A 1.0 callers");
     let interfaces = v1_0["supportedInterfaces"].as_array().unwrap();
     assert_eq!(interfaces[0]["protocolVersion"], "1.0", "{v1_0}");
     assert!(v1_0.get("signatures").is_none(), "{v1_0}");
 
-    let v0_3 = section(&stdout, "--- served to A2A 0.3 callers ---");
+    assert!(v1_0.get("url").is_none(), "{v1_0}");
+
+    let v0_3 = section(
+        &stdout,
+        "--- served to A2A 0.3 callers that send A2A-Version",
+    );
     assert_eq!(v0_3["protocolVersion"], "0.3.0", "{v0_3}");
     assert_eq!(v0_3["preferredTransport"], "JSONRPC", "{v0_3}");
     assert!(v0_3["url"].is_string(), "{v0_3}");
     assert!(v0_3.get("signatures").is_none(), "{v0_3}");
+    assert!(v0_3.get("supportedInterfaces").is_none(), "{v0_3}");
+
+    let dual = section(&stdout, "--- served to callers without A2A-Version");
+    assert_eq!(dual["protocolVersion"], "0.3.0", "{dual}");
+    assert_eq!(
+        dual["supportedInterfaces"][0]["protocolVersion"], "1.0",
+        "{dual}"
+    );
 
     let dropped = &stdout[stdout.find("--- dropped ---").unwrap()..];
     assert!(

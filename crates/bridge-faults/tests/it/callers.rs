@@ -176,7 +176,10 @@ async fn params_of_the_wrong_type_are_invalid_params() {
     let (harness, baseline) = warmed(V1_0, V1_0).await;
     let array = r#"{"jsonrpc":"2.0","id":6,"method":"GetTask","params":["t-1"]}"#;
     let message = refused(&harness, V1_0, array, &json!(6), -32602).await;
-    assert_eq!(message, "`params` must be an object");
+    assert_eq!(
+        message,
+        "invalid params for GetTask: `params` must be an object"
+    );
     let number_id = r#"{"jsonrpc":"2.0","id":7,"method":"tasks/get","params":{"id":5}}"#;
     let message = refused(&harness, V0_3, number_id, &json!(7), -32602).await;
     assert!(

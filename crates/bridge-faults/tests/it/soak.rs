@@ -167,8 +167,13 @@ async fn call(i: usize, caller: &mut Caller, tally: &Tally) -> Result<(), String
                 Err(format!("unary result {body}"))
             }
         }
-        (Err(code), None) => {
-            let body = answer.json();
+        (Err(code), _) => {
+            // A streaming call refused before any event is framed for the caller's revision.
+            let body = if plan.streaming {
+                answer.refusal(plan.caller)?
+            } else {
+                answer.json()
+            };
             if body["id"] == id && body["error"]["code"] == code {
                 Ok(())
             } else {

@@ -139,9 +139,8 @@ async fn an_upstream_that_hangs_before_its_head_times_out_at_the_unary_deadline(
     );
     // A streaming call waits the stream-head timeout, and answers unary: no SSE head was sent.
     let (answer, elapsed) = stream(&harness, V0_3, Fault::HangBeforeHead).await;
-    assert_eq!(answer.status, 200);
     assert_eq!(
-        error_message(&answer.json(), &json!("s-7"), -32603),
+        error_message(&answer.refusal(V0_3).unwrap(), &json!("s-7"), -32603),
         "upstream timed out: no response head before the deadline"
     );
     assert!(
@@ -182,13 +181,15 @@ async fn an_upstream_answering_http_500_or_502_with_html_is_an_invalid_agent_res
             format!("the upstream answered HTTP {status} (text/html), not a JSON-RPC response");
         let (answer, _) = get_task(&harness, V1_0, fault).await;
         assert_eq!(unary_error(&answer, -32006), expected);
-        // A streaming call refused before any event is answered the same way, unary.
-        let (answer, _) = stream(&harness, V0_3, fault).await;
-        assert_eq!(answer.status, 200);
-        assert_eq!(
-            error_message(&answer.json(), &json!("s-7"), -32006),
-            expected
-        );
+        // A streaming call refused before any event: one error event to a 0.3 caller, a
+        // plain JSON-RPC error to a 1.0 caller.
+        for caller in [V0_3, V1_0] {
+            let (answer, _) = stream(&harness, caller, fault).await;
+            assert_eq!(
+                error_message(&answer.refusal(caller).unwrap(), &json!("s-7"), -32006),
+                expected
+            );
+        }
     }
     still_up_and_settled(&harness, V1_0, &baseline).await;
 }
@@ -320,7 +321,7 @@ async fn an_upstream_redirect_is_not_followed_and_is_an_invalid_agent_response()
         )
     );
     let (answer, _) = stream(&harness, V0_3, Fault::Redirect).await;
-    assert_eq!(answer.json()["error"]["code"], -32006, "{:?}", answer.body);
+    assert_eq!(answer.refusal(V0_3).unwrap()["error"]["code"], -32006);
     still_up_and_settled(&harness, V0_3, &baseline).await;
     assert!(
         !harness.stub.requested(REDIRECT_TARGET),

@@ -1,9 +1,11 @@
 //! Streams across revisions: event by event, with what each revision requires.
 
-use bridge_scenarios::{Answer, bridge, rpc, sse};
+use std::sync::Arc;
+
+use bridge_scenarios::{Answer, Received, bridge, rpc, sse};
 use serde_json::{Value, json};
 
-use super::{V1, card_v03, card_v10, ok, task_v03, upstream};
+use super::{V1, card_v03, card_v10, ok, task_v03, task_v10, upstream};
 
 fn status_v03(id: &Value, state: &str, last: bool) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "result": {
@@ -92,11 +94,7 @@ async fn a_1_0_stream_reaches_a_0_3_caller_with_final_synthesised() {
 
 #[tokio::test]
 async fn an_upstream_that_fails_or_stops_early_ends_the_stream_with_an_error_event() {
-    for answer in [
-        Answer::ChunksThenFail(vec![]),
-        Answer::Chunks(vec![]),
-        Answer::Chunks(vec![bytes::Bytes::from_static(b"data: {garbage\n\n")]),
-    ] {
+    for answer in [Answer::ChunksThenFail(vec![]), Answer::Chunks(vec![])] {
         let agent = upstream(card_v03(), move |_, body| match answer.clone() {
             Answer::ChunksThenFail(_) => {
                 Answer::ChunksThenFail(vec![sse(&status_v03(&body["id"], "working", false))])
@@ -115,14 +113,29 @@ async fn an_upstream_that_fails_or_stops_early_ends_the_stream_with_an_error_eve
 }
 
 #[tokio::test]
-async fn an_event_over_the_limit_ends_the_stream_with_an_error_event() {
-    let agent = upstream(card_v03(), |_, body| {
+async fn a_first_event_that_is_garbage_or_over_the_limit_is_a_refusal_in_the_callers_framing() {
+    // Nothing was sent yet: a 1.0 caller gets a plain JSON-RPC error, a 0.3 caller an event
+    // stream of one error event, as each revision's SDK servers answer a refused stream.
+    let garbage = upstream(card_v03(), |_, _| {
+        Answer::Chunks(vec![bytes::Bytes::from_static(b"data: {garbage\n\n")])
+    });
+    let oversize = upstream(card_v03(), |_, body| {
         Answer::Chunks(vec![sse(&status_v03(&body["id"], "working", false))])
     });
-    let b = bridge(agent, |s| s.limits.sse_event = 32);
-    let got = rpc(&b, &[V1], &stream_v10()).await;
-    assert_eq!(got.events().len(), 1);
-    assert_eq!(got.events()[0]["error"]["code"], -32006);
+    for (agent, limit) in [(garbage, 8 << 20), (oversize, 32)] {
+        let b = bridge(agent, |s| s.limits.sse_event = limit);
+        let got = rpc(&b, &[V1], &stream_v10()).await;
+        assert_eq!(got.body()["error"]["code"], -32006, "{got:#?}");
+        assert_eq!(got.body()["id"], "s-1");
+        let stream_v03 = json!({"jsonrpc": "2.0", "id": 9, "method": "message/stream", "params": {
+            "message": {"kind": "message", "messageId": "m-1", "role": "user",
+                        "parts": [{"kind": "text", "text": "stream"}]}
+        }});
+        let got = rpc(&b, &[], &stream_v03).await;
+        assert_eq!(got.events().len(), 1, "{got:#?}");
+        assert_eq!(got.events()[0]["error"]["code"], -32006);
+        assert_eq!(got.events()[0]["id"], 9);
+    }
 }
 
 #[tokio::test]
@@ -160,15 +173,30 @@ async fn subscribing_a_1_0_caller_to_a_0_3_task_sends_the_task_first_and_refuses
 }
 
 #[tokio::test]
-async fn a_streaming_call_refused_before_the_stream_is_answered_as_plain_json() {
-    let agent = upstream(card_v03(), |_, body| {
+async fn a_streaming_call_the_upstream_refuses_is_one_error_event_to_0_3_and_plain_json_to_1_0() {
+    let agent = upstream(card_v10(), |_, body| {
         super::fail(&body["id"], -32001, "no such task")
     });
     let b = bridge(agent, |_| {});
-    let subscribe =
+    let resubscribe =
         json!({"jsonrpc": "2.0", "id": 1, "method": "tasks/resubscribe", "params": {"id": "t-1"}});
-    let got = rpc(&b, &[], &subscribe).await;
-    assert_eq!(got.body()["error"]["code"], -32001);
+    let got = rpc(&b, &[], &resubscribe).await;
+    let Received::Stream { headers, events } = &got else {
+        panic!("a 0.3 caller reads a stream's refusal from an event stream: {got:#?}");
+    };
+    assert_eq!(headers["content-type"], "text/event-stream");
+    assert_eq!(events.len(), 1, "{events:#?}");
+    assert_eq!(events[0]["error"]["code"], -32001);
+    assert_eq!(events[0]["id"], 1);
+    let subscribe =
+        json!({"jsonrpc": "2.0", "id": 2, "method": "SubscribeToTask", "params": {"id": "t-1"}});
+    let got = rpc(&b, &[V1], &subscribe).await;
+    let Received::Full { headers, body, .. } = &got else {
+        panic!("a 1.0 caller reads a stream's refusal from a JSON body: {got:#?}");
+    };
+    assert_eq!(headers["content-type"], "application/json");
+    assert_eq!(body["error"]["code"], -32001);
+    assert_eq!(body["id"], 2);
 }
 
 #[tokio::test]
@@ -188,11 +216,15 @@ async fn a_0_3_resubscription_closed_without_a_final_event_ends_with_the_tasks_f
         json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/resubscribe", "params": {"id": "t-1"}});
     let got = rpc(&b, &[], &subscribe).await;
     let events = got.events();
-    assert_eq!(events.len(), 2, "{events:#?}");
+    assert_eq!(events.len(), 3, "{events:#?}");
     assert_eq!(events[0]["result"]["status"]["state"], "working");
-    assert_eq!(events[1]["result"]["kind"], "status-update");
-    assert_eq!(events[1]["result"]["status"]["state"], "canceled");
-    assert_eq!(events[1]["result"]["final"], true);
+    assert_eq!(events[0]["result"]["final"], false);
+    // The task read back holds an artifact the caller never saw: it comes first, whole.
+    assert_eq!(events[1]["result"]["kind"], "artifact-update");
+    assert_eq!(events[1]["result"]["artifact"]["artifactId"], "a-1");
+    assert_eq!(events[2]["result"]["kind"], "status-update");
+    assert_eq!(events[2]["result"]["status"]["state"], "canceled");
+    assert_eq!(events[2]["result"]["final"], true);
     assert!(events.iter().all(|e| e.get("error").is_none()));
     let methods: Vec<_> = agent_for_count
         .calls()
@@ -235,4 +267,186 @@ async fn a_last_event_result_that_is_not_json_is_named_and_one_followed_by_membe
             .starts_with("an upstream stream event is not valid JSON-RPC: "),
         "{events:#?}"
     );
+}
+
+fn status_v10(id: &Value, state: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": {"statusUpdate": {
+        "taskId": "t-1", "contextId": "c-1", "status": {"state": state}
+    }}})
+}
+
+/// The states of a 1.0 caller's events, `task:STATE`, `status:STATE` or `artifact:ID`.
+fn neutral_v10(events: &[Value]) -> Vec<String> {
+    events
+        .iter()
+        .map(|e| {
+            let r = &e["result"];
+            if let Some(state) = r["task"]["status"]["state"].as_str() {
+                format!("task:{state}")
+            } else if let Some(state) = r["statusUpdate"]["status"]["state"].as_str() {
+                format!("status:{state}")
+            } else if let Some(id) = r["artifactUpdate"]["artifact"]["artifactId"].as_str() {
+                format!("artifact:{id}")
+            } else {
+                format!("other:{e}")
+            }
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_subscription_stays_open_through_an_interrupted_state_and_ends_at_a_terminal_one() {
+    // A 1.0 agent keeps a subscription to an input-required task open until it finishes; the
+    // bridge must not end the caller's stream at the interrupted snapshot.
+    let agent = upstream(card_v10(), |_, body| {
+        let id = &body["id"];
+        let snapshot = json!({"jsonrpc": "2.0", "id": id, "result": {"task": task_v10("TASK_STATE_INPUT_REQUIRED")}});
+        Answer::Chunks(vec![
+            sse(&snapshot),
+            sse(&status_v10(id, "TASK_STATE_WORKING")),
+            sse(&status_v10(id, "TASK_STATE_INPUT_REQUIRED")),
+            sse(&status_v10(id, "TASK_STATE_COMPLETED")),
+            sse(&status_v10(id, "TASK_STATE_WORKING")),
+        ])
+    });
+    let b = bridge(agent, |_| {});
+    let subscribe =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "SubscribeToTask", "params": {"id": "t-1"}});
+    let got = rpc(&b, &[V1], &subscribe).await;
+    assert_eq!(
+        neutral_v10(got.events()),
+        [
+            "task:TASK_STATE_INPUT_REQUIRED",
+            "status:TASK_STATE_WORKING",
+            "status:TASK_STATE_INPUT_REQUIRED",
+            "status:TASK_STATE_COMPLETED"
+        ]
+    );
+    // A 0.3 subscriber reads `final` as the end: only the terminal status carries it.
+    let resubscribe =
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/resubscribe", "params": {"id": "t-1"}});
+    let got = rpc(&b, &[], &resubscribe).await;
+    let finals: Vec<_> = got
+        .events()
+        .iter()
+        .filter(|e| e["result"]["kind"] == "status-update")
+        .map(|e| {
+            (
+                e["result"]["status"]["state"].clone(),
+                e["result"]["final"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        finals,
+        [
+            (json!("working"), json!(false)),
+            (json!("input-required"), json!(false)),
+            (json!("completed"), json!(true))
+        ]
+    );
+    // A message stream still ends at the interrupted state.
+    let agent = upstream(card_v10(), |_, body| {
+        let id = &body["id"];
+        Answer::Chunks(vec![
+            sse(&status_v10(id, "TASK_STATE_INPUT_REQUIRED")),
+            sse(&status_v10(id, "TASK_STATE_COMPLETED")),
+        ])
+    });
+    let got = rpc(&bridge(agent, |_| {}), &[V1], &stream_v10()).await;
+    assert_eq!(
+        neutral_v10(got.events()),
+        ["status:TASK_STATE_INPUT_REQUIRED"]
+    );
+}
+
+/// A 0.3 agent that keeps no live queue for a task waiting for input: `tasks/resubscribe`
+/// answers `TaskNotFound` as one SSE error event (as a2a-sdk 0.3 does), while `tasks/get` shows
+/// the task, input-required for the first `reads` reads and completed with an answer after.
+fn forgetful_agent(reads: usize) -> Arc<bridge_scenarios::ScriptedUpstream> {
+    let count = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    upstream(card_v03(), move |method, body| match method {
+        "tasks/get" => {
+            let read = count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let mut task = task_v03("input-required");
+            if read >= reads {
+                task = task_v03("completed");
+                task["artifacts"]
+                    .as_array_mut()
+                    .unwrap()
+                    .push(json!({"artifactId": "a-2", "parts": [{"kind": "text", "text": "answer: blue"}]}));
+            }
+            ok(&body["id"], task)
+        }
+        _ => Answer::Chunks(vec![sse(&json!({
+            "jsonrpc": "2.0", "id": body["id"], "error": {"code": -32001, "message": "Task not found"}
+        }))]),
+    })
+}
+
+#[tokio::test]
+async fn a_subscription_a_0_3_agent_gives_up_is_followed_by_the_bridge_until_the_task_ends() {
+    let agent = forgetful_agent(3);
+    let b = bridge(agent.clone(), |s| {
+        s.upstream.task_poll_interval = std::time::Duration::from_millis(5);
+    });
+    let subscribe = json!({"jsonrpc": "2.0", "id": "s-1", "method": "SubscribeToTask", "params": {"id": "t-1"}});
+    let got = rpc(&b, &[V1], &subscribe).await;
+    assert_eq!(
+        neutral_v10(got.events()),
+        [
+            "task:TASK_STATE_INPUT_REQUIRED",
+            "artifact:a-2",
+            "status:TASK_STATE_COMPLETED"
+        ],
+        "{got:#?}"
+    );
+    assert!(got.events().iter().all(|e| e["id"] == "s-1"));
+    let methods: Vec<_> = agent.calls().iter().map(|c| c["method"].clone()).collect();
+    assert_eq!(
+        methods,
+        [
+            json!("tasks/get"),
+            json!("tasks/resubscribe"),
+            json!("tasks/get"),
+            json!("tasks/get"),
+            json!("tasks/get")
+        ],
+        "snapshot, the refused resubscribe, the read that starts following, then one read per interval"
+    );
+
+    // A 0.3 caller gets a subscription where the 0.3 agent alone gives it none.
+    let b = bridge(forgetful_agent(2), |s| {
+        s.upstream.task_poll_interval = std::time::Duration::from_millis(5);
+    });
+    let resubscribe =
+        json!({"jsonrpc": "2.0", "id": 7, "method": "tasks/resubscribe", "params": {"id": "t-1"}});
+    let got = rpc(&b, &[], &resubscribe).await;
+    let events = got.events();
+    assert_eq!(events.len(), 3, "{events:#?}");
+    assert_eq!(events[0]["result"]["kind"], "task");
+    assert_eq!(events[0]["result"]["status"]["state"], "input-required");
+    assert_eq!(events[1]["result"]["kind"], "artifact-update");
+    assert_eq!(
+        events[1]["result"]["artifact"]["parts"][0]["text"],
+        "answer: blue"
+    );
+    assert_eq!(events[2]["result"]["status"]["state"], "completed");
+    assert_eq!(events[2]["result"]["final"], true);
+    assert!(events.iter().all(|e| e["id"] == 7));
+}
+
+#[tokio::test]
+async fn an_unknown_task_is_refused_and_not_followed() {
+    let agent = upstream(card_v03(), |_, body| {
+        super::fail(&body["id"], -32001, "Task not found")
+    });
+    let b = bridge(agent.clone(), |_| {});
+    let resubscribe =
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tasks/resubscribe", "params": {"id": "nope"}});
+    let got = rpc(&b, &[], &resubscribe).await;
+    assert_eq!(got.events().len(), 1, "{got:#?}");
+    assert_eq!(got.events()[0]["error"]["code"], -32001);
+    let methods: Vec<_> = agent.calls().iter().map(|c| c["method"].clone()).collect();
+    assert_eq!(methods, [json!("tasks/resubscribe"), json!("tasks/get")]);
 }
