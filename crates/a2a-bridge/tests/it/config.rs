@@ -229,3 +229,56 @@ fn auth_reads_credentials_from_the_file_and_the_environment() {
     assert_eq!(auth.bearer_tokens, ["t1", "a2a-bridge"]);
     assert_eq!(auth.api_key_header.as_str(), "x-key");
 }
+
+#[test]
+fn the_card_view_is_read_from_the_file_and_the_flag_overrides_it() {
+    use bridge_app::settings::CardView;
+    let resolved = resolve("[upstream]\nurl = \"http://a\"\n[card]\nview = \"1.0\"\n").unwrap();
+    assert_eq!(resolved.routes[0].settings.card_view, CardView::V1_0);
+    let resolved = resolve("[upstream]\nurl = \"http://a\"\n").unwrap();
+    assert_eq!(resolved.routes[0].settings.card_view, CardView::Dual);
+    let error = resolve("[upstream]\nurl = \"http://a\"\n[card]\nview = \"2.0\"\n").unwrap_err();
+    let ConfigError::Parse { line, message, .. } = &error else {
+        panic!("expected a parse error, got {error:?}");
+    };
+    assert_eq!(*line, 4);
+    assert!(message.contains("unknown card view \"2.0\""), "{message}");
+    for (flag, view) in [
+        ("dual", CardView::Dual),
+        ("1.0", CardView::V1_0),
+        ("0.3", CardView::V0_3),
+    ] {
+        let cli = Cli::try_parse_from([
+            "a2a-bridge",
+            "--upstream",
+            "http://127.0.0.1:9998",
+            "--card-view",
+            flag,
+        ])
+        .unwrap();
+        let resolved = a2a_bridge::app::load(&cli).unwrap();
+        assert_eq!(resolved.routes[0].settings.card_view, view, "{flag}");
+    }
+    assert!(Cli::try_parse_from(["a2a-bridge", "--card-view", "2.0"]).is_err());
+}
+
+#[test]
+fn the_task_poll_interval_is_read_per_route() {
+    let resolved = resolve(
+        "[upstream]\nurl = \"http://a\"\ntask_poll_interval = \"2s\"\n\
+         [[routes]]\nprefix = \"/b\"\n[routes.upstream]\nurl = \"http://b\"\n",
+    )
+    .unwrap();
+    let interval = |name: &str| {
+        resolved
+            .routes
+            .iter()
+            .find(|r| r.name == name)
+            .map(|r| r.settings.upstream.task_poll_interval)
+    };
+    assert_eq!(interval("default"), Some(std::time::Duration::from_secs(2)));
+    assert_eq!(
+        interval("/b"),
+        Some(bridge_app::Settings::new("", "").upstream.task_poll_interval)
+    );
+}
