@@ -279,6 +279,10 @@ fn the_task_poll_interval_is_read_per_route() {
     assert_eq!(interval("default"), Some(std::time::Duration::from_secs(2)));
     assert_eq!(
         interval("/b"),
-        Some(bridge_app::Settings::new("", "").upstream.task_poll_interval)
+        Some(
+            bridge_app::Settings::new("", "")
+                .upstream
+                .task_poll_interval
+        )
     );
 }
