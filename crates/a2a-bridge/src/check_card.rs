@@ -73,7 +73,11 @@ pub async fn check_card(url: &str, public_url: &str, out: &mut impl Write) -> Re
         "the bridge would call the agent in A2A {revision} at {call_url}"
     )
     .map_err(io)?;
-    let presented = bridge_app::card::present(&card, public_url.trim_end_matches('/'));
+    let presented = bridge_app::card::present(
+        &card,
+        public_url.trim_end_matches('/'),
+        &codecs.rest_revisions(),
+    );
     let mut dropped = presented.losses.clone();
     for (view, who) in [
         (CardView::V1_0, "A2A 1.0 callers (and card.view = \"1.0\")"),

@@ -617,16 +617,18 @@ impl Config {
             },
             |url| url.trim_end_matches('/').to_owned(),
         );
+        let mut settings = self.settings(
+            route_public,
+            url,
+            &route.upstream,
+            route.validation,
+            route.limits,
+            auth,
+        );
+        settings.prefix.clone_from(&prefix);
         Ok(RouteConfig {
             headers: route_headers(route)?,
-            settings: self.settings(
-                route_public,
-                url,
-                &route.upstream,
-                route.validation,
-                route.limits,
-                auth,
-            ),
+            settings,
             client: self.client(&route.upstream),
             name,
             prefix,
@@ -654,6 +656,7 @@ impl Config {
     ) -> Settings {
         Settings {
             public_url,
+            prefix: "/".to_owned(),
             upstream: UpstreamSettings {
                 url,
                 card_url: upstream.card_url.clone(),

@@ -22,25 +22,29 @@ use std::time::Duration;
 
 use std::sync::atomic::AtomicUsize;
 
-use bridge_ir::{Loss, Method as Operation, Revision};
+use bridge_ir::{Binding, Loss, Method as Operation, Revision};
 use bytes::Bytes;
 use futures_util::future::BoxFuture;
 use http::{HeaderValue, Method, StatusCode, header};
 
 use crate::card::{self, CachedCard, CardCache};
-use crate::codec::JsonRpcCodec;
+use crate::codec::{JsonRpcCodec, RestCodec};
 use crate::headers::A2A_VERSION;
 use crate::service::{Handler, InboundRequest, InboundResponse};
 use crate::settings::{CardView, Settings};
 use crate::upstream::{Deadline, Upstream, UpstreamRequest};
 
-/// The codec of each revision, injected by the binary so this crate never names a codec crate.
+/// The codec of each revision and binding, injected by the binary so this crate never names a
+/// codec crate.
 #[derive(Debug, Clone)]
 pub struct Codecs {
     /// The 0.3 JSON-RPC codec.
     pub v0_3: Arc<dyn JsonRpcCodec>,
     /// The 1.0 JSON-RPC codec.
     pub v1_0: Arc<dyn JsonRpcCodec>,
+    /// The HTTP+JSON codecs, one per revision served over HTTP+JSON; the 0.3 one first, as its
+    /// `/v1/…` paths would otherwise read as a 1.0 tenant named `v1`.
+    pub rest: Vec<Arc<dyn RestCodec>>,
 }
 
 impl Codecs {
@@ -52,19 +56,34 @@ impl Codecs {
             Revision::V1_0 => &self.v1_0,
         }
     }
+
+    /// The revisions served over HTTP+JSON.
+    #[must_use]
+    pub fn rest_revisions(&self) -> Vec<Revision> {
+        self.rest.iter().map(|codec| codec.revision()).collect()
+    }
+
+    /// The HTTP+JSON codec of `revision`, when that revision is served over HTTP+JSON.
+    #[must_use]
+    pub fn rest_of(&self, revision: Revision) -> Option<&Arc<dyn RestCodec>> {
+        self.rest.iter().find(|codec| codec.revision() == revision)
+    }
 }
 
-/// What one JSON-RPC call was, attached to its response as an `http` extension so the
-/// layers around the application (metrics, access logs) can read it without parsing the body.
+/// What one call was, attached to its response as an `http` extension so the layers around
+/// the application (metrics, access logs) can read it without parsing the body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CallInfo {
     /// The caller's revision (the revision the answer is written in).
     pub caller: Revision,
+    /// The caller's binding (the binding the answer is written in).
+    pub binding: Binding,
     /// The operation, once the method name was read.
     pub method: Option<Operation>,
     /// The upstream's revision, once known.
     pub upstream: Option<Revision>,
-    /// The JSON-RPC error code of the answer; `None` for a result or an opened stream.
+    /// The A2A error code of the answer (its JSON-RPC code); `None` for a result or an opened
+    /// stream.
     pub error_code: Option<i64>,
 }
 
@@ -264,6 +283,9 @@ impl Bridge {
         if is_card && (request.method == Method::GET || request.method == Method::HEAD) {
             return self.serve_card(&request).await;
         }
+        if let Some((codec, route)) = crate::rest::route(&self, &request) {
+            return crate::rest::serve(&self, request, codec.as_ref(), route).await;
+        }
         if request.method == Method::POST && !is_card {
             return crate::pipeline::rpc(&self, request).await;
         }
@@ -294,7 +316,11 @@ impl Bridge {
                 );
             }
         };
-        let presented = card::present(&cached.card, &self.settings.public_url);
+        let presented = card::present(
+            &cached.card,
+            &self.settings.public_url,
+            &self.codecs.rest_revisions(),
+        );
         let served = match card::serve(presented.value, view, &self.codecs) {
             Ok(served) => served,
             Err(why) => {

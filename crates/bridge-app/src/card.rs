@@ -154,9 +154,11 @@ pub fn across_revisions(mut card: AgentCard) -> Translated<AgentCard> {
     }
 }
 
-/// The card as the bridge presents it: its own endpoints, no signatures.
+/// The card as the bridge presents it: its own endpoints, no signatures. JSON-RPC comes first,
+/// then HTTP+JSON for each revision in `rest` (the revisions served over HTTP+JSON); within a
+/// binding the 1.0 interface comes before its 0.3 mirror.
 #[must_use]
-pub fn present(card: &AgentCard, public_url: &str) -> Translated<AgentCard> {
+pub fn present(card: &AgentCard, public_url: &str, rest: &[Revision]) -> Translated<AgentCard> {
     let mut losses = Vec::new();
     let mut card = card.clone();
     if card.signatures.take().is_some() {
@@ -165,11 +167,17 @@ pub fn present(card: &AgentCard, public_url: &str) -> Translated<AgentCard> {
             "signatures",
         ));
     }
-    card.interfaces = [Revision::V1_0, Revision::V0_3]
+    let jsonrpc = [Revision::V1_0, Revision::V0_3].map(|revision| (Binding::JsonRpc, revision));
+    let http_json = [Revision::V1_0, Revision::V0_3]
         .into_iter()
-        .map(|revision| AgentInterface {
+        .filter(|revision| rest.contains(revision))
+        .map(|revision| (Binding::HttpJson, revision));
+    card.interfaces = jsonrpc
+        .into_iter()
+        .chain(http_json)
+        .map(|(binding, revision)| AgentInterface {
             url: public_url.to_owned(),
-            binding: Binding::JsonRpc.as_str().to_owned(),
+            binding: binding.as_str().to_owned(),
             protocol_version: revision.as_str().to_owned(),
             tenant: None,
         })

@@ -150,3 +150,89 @@ pub trait JsonRpcCodec: Send + Sync + std::fmt::Debug {
     /// [`EncodeError::Unrepresentable`] when the card has no interface this revision can list.
     fn encode_card(&self, card: AgentCard) -> Result<Translated<Vec<u8>>, EncodeError>;
 }
+
+/// The operation an HTTP+JSON request names, and what its path carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RestRoute {
+    /// The operation.
+    pub method: Method,
+    /// The task id in the path (`/tasks/{id}…`).
+    pub task_id: Option<String>,
+    /// The push-config id in the path (`…/pushNotificationConfigs/{config_id}`).
+    pub config_id: Option<String>,
+    /// The tenant the path begins with (`/{tenant}/…`, 1.0 only).
+    pub tenant: Option<String>,
+}
+
+/// Why a request names no HTTP+JSON operation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RouteMiss {
+    /// No operation has this path.
+    NotFound,
+    /// The path names an operation, under other HTTP methods.
+    MethodNotAllowed {
+        /// The HTTP methods the path takes, for `Allow`.
+        allow: String,
+    },
+}
+
+/// An error in a revision's HTTP+JSON form: the HTTP status and the body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RestError {
+    /// The HTTP status the binding gives the error.
+    pub status: u16,
+    /// The body, and what the revision could not say of the error.
+    pub body: Translated<Vec<u8>>,
+}
+
+/// A revision's wire codec for the HTTP+JSON (REST) binding, inbound: the path table, the
+/// request (path parameters, query string and body) and the answer (a body, an SSE event's
+/// data, or an error with its HTTP status).
+///
+/// # Why the codec owns the path table
+///
+/// Paths, query parameter names and enum spellings differ between the revisions (`/v1/tasks/{id}`
+/// in 0.3, `/tasks/{id}` and `/{tenant}/tasks/{id}` in 1.0); they are wire facts like method
+/// names, and the application only asks which operation a request names.
+pub trait RestCodec: Send + Sync + std::fmt::Debug {
+    /// The revision this codec speaks.
+    fn revision(&self) -> Revision;
+
+    /// The operation `method` and `path` (below the route prefix) name.
+    ///
+    /// # Errors
+    ///
+    /// [`RouteMiss`] when no operation has that path, or the path takes other HTTP methods.
+    fn route(&self, method: &http::Method, path: &str) -> Result<RestRoute, RouteMiss>;
+
+    /// Decodes a request for `route` from its query string and body.
+    ///
+    /// # Errors
+    ///
+    /// [`DecodeError`] naming the offending parameter or field.
+    fn decode_request(
+        &self,
+        route: &RestRoute,
+        query: Option<&str>,
+        body: &[u8],
+    ) -> Result<Call, DecodeError>;
+
+    /// Encodes a unary answer of `method` as the response body.
+    ///
+    /// # Errors
+    ///
+    /// [`EncodeError`] when the reply does not fit the method or the revision.
+    fn encode_result(
+        &self,
+        method: Method,
+        reply: Reply,
+    ) -> Result<Translated<Vec<u8>>, EncodeError>;
+
+    /// Encodes one stream event as the data of an SSE event.
+    fn encode_event(&self, event: StreamEvent) -> Translated<Vec<u8>>;
+
+    /// Encodes an error with the HTTP status the binding gives it, or with `status` when the
+    /// HTTP layer decided it (405 for a path under the wrong method, 401 for a missing
+    /// credential).
+    fn encode_error(&self, error: RpcError, status: Option<u16>) -> RestError;
+}

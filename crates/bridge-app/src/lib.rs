@@ -15,6 +15,7 @@ pub mod headers;
 pub mod jsonrpc;
 pub mod negotiate;
 pub mod pipeline;
+mod rest;
 pub mod service;
 pub mod settings;
 pub mod sse;

@@ -23,8 +23,8 @@
 use std::sync::Arc;
 
 use bridge_ir::{
-    Call, ErrorCode, GetTaskParams, Method, Reply, RequestId, Revision, RpcError, SendResult,
-    StreamEvent, Task, Translated,
+    Binding, Call, ErrorCode, GetTaskParams, Method, Reply, RequestId, Revision, RpcError,
+    SendResult, StreamEvent, Task, Translated,
 };
 use bytes::{Bytes, BytesMut};
 use futures_util::StreamExt;
@@ -77,6 +77,7 @@ pub async fn collect(mut body: ByteStream, limit: usize) -> Result<Bytes, Collec
 pub(crate) struct Context {
     pub id: RequestId,
     pub caller: Revision,
+    pub binding: Binding,
     pub method: Method,
     pub caller_headers: HeaderMap,
     pub upstream: Revision,
@@ -97,6 +98,7 @@ pub(crate) async fn rpc(bridge: &Arc<Bridge>, request: InboundRequest) -> Inboun
     } else if let Some(caller) = seen.caller {
         extensions.insert(CallInfo {
             caller,
+            binding: Binding::JsonRpc,
             method: seen.method,
             upstream: seen.upstream,
             error_code: None,
@@ -123,6 +125,7 @@ fn as_event_stream_for_0_3(response: InboundResponse) -> InboundResponse {
     };
     let framed = full.extensions().get::<CallInfo>().is_some_and(|info| {
         info.caller == Revision::V0_3
+            && info.binding == Binding::JsonRpc
             && info.error_code.is_some()
             && info.method.is_some_and(Method::is_streaming)
     });
@@ -141,14 +144,14 @@ fn as_event_stream_for_0_3(response: InboundResponse) -> InboundResponse {
 
 /// What the pipeline learned about a call before it answered.
 #[derive(Debug, Default)]
-struct Seen {
-    caller: Option<Revision>,
-    method: Option<Method>,
-    upstream: Option<Revision>,
+pub(crate) struct Seen {
+    pub caller: Option<Revision>,
+    pub method: Option<Method>,
+    pub upstream: Option<Revision>,
 }
 
 /// Whether the request carries one of the configured credentials.
-fn authorized(auth: &InboundAuth, headers: &HeaderMap) -> bool {
+pub(crate) fn authorized(auth: &InboundAuth, headers: &HeaderMap) -> bool {
     let bearer = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -202,7 +205,7 @@ fn constant_time_eq(a: &str, b: &str) -> bool {
 
 /// How deep a JSON document nests, counting objects and arrays outside strings; stops counting
 /// once `limit` is passed.
-fn nesting_exceeds(json: &[u8], limit: usize) -> bool {
+pub(crate) fn nesting_exceeds(json: &[u8], limit: usize) -> bool {
     let mut depth = 0usize;
     let mut at = 0;
     while let Some(&byte) = json.get(at) {
@@ -294,7 +297,7 @@ const JSON_TYPES: [&str; 2] = ["application/json", "application/a2a+json"];
 /// JSON type, which makes the wrong type the likelier mistake (A2A 1.0 maps an unsupported type
 /// to it); any other refusal is kept. A JSON body is read whatever its type, as the SDK servers
 /// read it (`curl -d` sends a form type).
-fn unreadable_body(headers: &HeaderMap, refusal: RpcError) -> RpcError {
+pub(crate) fn unreadable_body(headers: &HeaderMap, refusal: RpcError) -> RpcError {
     if refusal.code != ErrorCode::ParseError {
         return refusal;
     }
@@ -458,7 +461,34 @@ async fn rpc_inner(
         Ok(call) => call,
         Err(refused) => return *refused,
     };
-    let id = envelope.id;
+    let caller = Caller {
+        revision: negotiated.revision,
+        binding: Binding::JsonRpc,
+        id: envelope.id,
+        method: negotiated.method,
+    };
+    serve(bridge, caller, call, request.headers, seen).await
+}
+
+/// Who is calling and how the answer is written: the caller's revision and binding, the
+/// JSON-RPC id (`null` on other bindings) and the operation.
+#[derive(Debug, Clone)]
+pub(crate) struct Caller {
+    pub revision: Revision,
+    pub binding: Binding,
+    pub id: RequestId,
+    pub method: Method,
+}
+
+/// Serves a decoded call, whichever binding it came in on: the upstream card, validation
+/// against it, and [`dispatch`].
+pub(crate) async fn serve(
+    bridge: &Arc<Bridge>,
+    caller: Caller,
+    call: Call,
+    headers: HeaderMap,
+    seen: &mut Seen,
+) -> InboundResponse {
     let (upstream, call_url, card) = match bridge.upstream_card().await {
         Ok(card) => (card.revision, card.call_url.clone(), Some(card)),
         Err(why) => match bridge.settings.upstream.revision {
@@ -467,10 +497,11 @@ async fn rpc_inner(
                 (pinned, bridge.settings.upstream.url.clone(), None)
             }
             None => {
-                return error_response(
+                return refuse_as(
                     bridge,
-                    negotiated.revision,
-                    &id,
+                    caller.revision,
+                    caller.binding,
+                    &caller.id,
                     RpcError::new(
                         ErrorCode::InternalError,
                         format!("the upstream agent card could not be read: {why}"),
@@ -481,10 +512,11 @@ async fn rpc_inner(
     };
     seen.upstream = Some(upstream);
     let context = Context {
-        id,
-        caller: negotiated.revision,
-        method: negotiated.method,
-        caller_headers: without_gateway_credentials(bridge.settings.auth.as_ref(), request.headers),
+        id: caller.id,
+        caller: caller.revision,
+        binding: caller.binding,
+        method: caller.method,
+        caller_headers: without_gateway_credentials(bridge.settings.auth.as_ref(), headers),
         upstream,
         call_url,
     };
@@ -496,7 +528,7 @@ async fn rpc_inner(
             context.caller,
         )
     {
-        return error_response(bridge, context.caller, &context.id, error);
+        return refuse(bridge, &context, error);
     }
     dispatch(bridge, context, call, card).await
 }
@@ -509,10 +541,9 @@ async fn dispatch(
 ) -> InboundResponse {
     let toward_0_3 = context.upstream == Revision::V0_3;
     if toward_0_3 && context.method == Method::ListTasks {
-        return error_response(
+        return refuse(
             bridge,
-            context.caller,
-            &context.id,
+            &context,
             RpcError::new(
                 ErrorCode::UnsupportedOperation,
                 "ListTasks is not available: the upstream agent speaks A2A 0.3, which has no task listing",
@@ -528,7 +559,7 @@ async fn dispatch(
             && let Some(task_id) = params.message.task_id.clone()
             && let Err(error) = refuse_terminal(bridge, &context, &task_id).await
         {
-            return error_response(bridge, context.caller, &context.id, error);
+            return refuse(bridge, &context, error);
         }
     }
     let strip_history = toward_0_3 && requests_no_history(&call);
@@ -536,13 +567,10 @@ async fn dispatch(
         Call::SubscribeToTask(ref params) if toward_0_3 && context.caller == Revision::V1_0 => {
             let task_id = params.id.clone();
             match current_task(bridge, &context, &task_id).await {
-                Err(error) => error_response(bridge, context.caller, &context.id, error),
-                Ok(task) if task.status.state.is_terminal() => error_response(
-                    bridge,
-                    context.caller,
-                    &context.id,
-                    terminal_refusal(&task_id, &task),
-                ),
+                Err(error) => refuse(bridge, &context, error),
+                Ok(task) if task.status.state.is_terminal() => {
+                    refuse(bridge, &context, terminal_refusal(&task_id, &task))
+                }
                 Ok(task) => {
                     crate::stream::open(bridge, context, call, Some(StreamEvent::Task(task))).await
                 }
@@ -589,7 +617,11 @@ fn shape_reply(
             Reply::Send(SendResult::Task(task))
         }
         Reply::Card(card) => {
-            let presented = crate::card::present(&card, &bridge.settings.public_url);
+            let presented = crate::card::present(
+                &card,
+                &bridge.settings.public_url,
+                &bridge.codecs.rest_revisions(),
+            );
             Reply::Card(Box::new(presented.value))
         }
         other => other,
@@ -874,18 +906,172 @@ fn respond(
     outcome: Result<Reply, RpcError>,
     upstream_headers: &HeaderMap,
 ) -> InboundResponse {
-    let error_code = outcome.as_ref().err().map(|e| e.code.code());
-    let body = encode_outcome(bridge, context, outcome);
-    let mut response = json_response(body);
-    response.extensions_mut().insert(CallInfo {
-        caller: context.caller,
-        method: Some(context.method),
-        upstream: Some(context.upstream),
-        error_code,
-    });
+    let mut response = match context.binding {
+        Binding::HttpJson => match rest_body(bridge, context, outcome) {
+            Ok(response) => response,
+            Err(error) => return refuse(bridge, context, error),
+        },
+        // No gRPC caller reaches the pipeline yet; JSON-RPC is the answer's form until one does.
+        Binding::JsonRpc | Binding::Grpc => {
+            let error_code = outcome.as_ref().err().map(|e| e.code.code());
+            let mut response = json_response(encode_outcome(bridge, context, outcome));
+            response.extensions_mut().insert(CallInfo {
+                caller: context.caller,
+                binding: context.binding,
+                method: Some(context.method),
+                upstream: Some(context.upstream),
+                error_code,
+            });
+            response
+        }
+    };
     let extra = crate::headers::toward_caller(upstream_headers, context.caller);
     response.headers_mut().extend(extra);
     InboundResponse::Full(response)
+}
+
+/// A unary answer in the caller's HTTP+JSON form; `Err` is the error to answer instead.
+fn rest_body(
+    bridge: &Bridge,
+    context: &Context,
+    outcome: Result<Reply, RpcError>,
+) -> Result<http::Response<Bytes>, RpcError> {
+    let codec = bridge
+        .codecs
+        .rest_of(context.caller)
+        .ok_or_else(no_rest_codec)?;
+    let encoded = codec
+        .encode_result(context.method, outcome?)
+        .map_err(|error| {
+            RpcError::new(
+                ErrorCode::InvalidAgentResponse,
+                format!(
+                    "the upstream answer cannot be written in A2A {}: {error}",
+                    context.caller
+                ),
+            )
+        })?;
+    observe(bridge, context.upstream, context.caller, &encoded);
+    let mut response = http::Response::new(Bytes::from(encoded.value));
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, rest_content_type(context.caller));
+    response.extensions_mut().insert(CallInfo {
+        caller: context.caller,
+        binding: Binding::HttpJson,
+        method: Some(context.method),
+        upstream: Some(context.upstream),
+        error_code: None,
+    });
+    Ok(response)
+}
+
+/// The media type of a revision's HTTP+JSON bodies: 1.0 names its own (§11.2), 0.3 used
+/// `application/json`.
+fn rest_content_type(revision: Revision) -> HeaderValue {
+    match revision {
+        Revision::V1_0 => HeaderValue::from_static("application/a2a+json"),
+        Revision::V0_3 => HeaderValue::from_static("application/json"),
+    }
+}
+
+fn no_rest_codec() -> RpcError {
+    RpcError::new(
+        ErrorCode::InternalError,
+        "this revision is not served over HTTP+JSON",
+    )
+}
+
+/// The answer to a call refused with `error`, in the caller's revision and binding.
+pub(crate) fn refuse(bridge: &Bridge, context: &Context, error: RpcError) -> InboundResponse {
+    refuse_as(bridge, context.caller, context.binding, &context.id, error)
+}
+
+/// The answer to a call refused with `error`, written for a caller of `revision` on `binding`.
+pub(crate) fn refuse_as(
+    bridge: &Bridge,
+    revision: Revision,
+    binding: Binding,
+    id: &RequestId,
+    error: RpcError,
+) -> InboundResponse {
+    match binding {
+        Binding::HttpJson => rest_error_response(bridge, revision, error),
+        Binding::JsonRpc | Binding::Grpc => error_response(bridge, revision, id, error),
+    }
+}
+
+/// An error in `revision`'s HTTP+JSON form, with the HTTP status the binding gives it.
+pub(crate) fn rest_error_response(
+    bridge: &Bridge,
+    revision: Revision,
+    error: RpcError,
+) -> InboundResponse {
+    rest_error_with_status(bridge, revision, error, None)
+}
+
+/// [`rest_error_response`] with the HTTP status the HTTP layer decided, when it did.
+pub(crate) fn rest_error_with_status(
+    bridge: &Bridge,
+    revision: Revision,
+    error: RpcError,
+    status: Option<u16>,
+) -> InboundResponse {
+    let code = error.code.code();
+    let (status, body) = match bridge.codecs.rest_of(revision) {
+        Some(codec) => {
+            let encoded = codec.encode_error(error, status);
+            observe(bridge, Revision::V1_0, revision, &encoded.body);
+            (encoded.status, encoded.body.value)
+        }
+        None => (
+            500,
+            br#"{"message":"this revision is not served over HTTP+JSON"}"#.to_vec(),
+        ),
+    };
+    let mut response = http::Response::new(Bytes::from(body));
+    *response.status_mut() =
+        StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response.extensions_mut().insert(CallInfo {
+        caller: revision,
+        binding: Binding::HttpJson,
+        method: None,
+        upstream: None,
+        error_code: Some(code),
+    });
+    InboundResponse::Full(response)
+}
+
+/// The SSE frame of one encoded stream event, in the caller's binding.
+pub(crate) fn event_frame(context: &Context, event: &[u8]) -> Bytes {
+    match context.binding {
+        Binding::HttpJson => crate::sse::frame(event),
+        Binding::JsonRpc | Binding::Grpc => {
+            crate::sse::frame(&jsonrpc::write_result(&context.id, event))
+        }
+    }
+}
+
+/// The SSE frame that ends a stream with `error`, in the caller's revision and binding.
+pub(crate) fn error_frame(bridge: &Bridge, context: &Context, error: RpcError) -> Bytes {
+    match context.binding {
+        Binding::HttpJson => {
+            let body = match bridge.codecs.rest_of(context.caller) {
+                Some(codec) => codec.encode_error(error, None).body.value,
+                None => br#"{"message":"this revision is not served over HTTP+JSON"}"#.to_vec(),
+            };
+            let mut frame = b"event: error\n".to_vec();
+            frame.extend_from_slice(&crate::sse::frame(&body));
+            Bytes::from(frame)
+        }
+        Binding::JsonRpc | Binding::Grpc => {
+            crate::sse::frame(&encode_error(bridge, context.caller, &context.id, error))
+        }
+    }
 }
 
 /// An HTTP 200 JSON response.
@@ -909,6 +1095,7 @@ pub(crate) fn error_response(
     let mut response = json_response(encode_error(bridge, revision, id, error));
     response.extensions_mut().insert(CallInfo {
         caller: revision,
+        binding: Binding::JsonRpc,
         method: None,
         upstream: None,
         error_code: Some(code),

@@ -13,6 +13,8 @@ use bridge_ir::Revision;
 pub struct Settings {
     /// The base URL the bridge advertises in the cards it serves (`http://127.0.0.1:8080`).
     pub public_url: String,
+    /// The route's path prefix (`/` for the root route): HTTP+JSON paths are read below it.
+    pub prefix: String,
     /// The upstream agent's JSON-RPC endpoint and card location.
     pub upstream: UpstreamSettings,
     /// Version negotiation.
@@ -184,6 +186,7 @@ impl Settings {
     pub fn new(public_url: impl Into<String>, upstream_url: impl Into<String>) -> Self {
         Self {
             public_url: public_url.into(),
+            prefix: "/".to_owned(),
             upstream: UpstreamSettings {
                 url: upstream_url.into(),
                 card_url: None,

@@ -51,8 +51,8 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use bridge_ir::{
-    Artifact, Call, ErrorCode, GetTaskParams, Method, Reply, RequestId, Revision, RpcError,
-    StreamEvent, Task, TaskArtifactUpdateEvent, TaskState, TaskStatus, TaskStatusUpdateEvent,
+    Artifact, Call, ErrorCode, GetTaskParams, Method, Reply, Revision, RpcError, StreamEvent, Task,
+    TaskArtifactUpdateEvent, TaskState, TaskStatus, TaskStatusUpdateEvent,
 };
 use bytes::Bytes;
 use futures_util::StreamExt;
@@ -62,7 +62,7 @@ use crate::bridge::Bridge;
 use crate::jsonrpc;
 use crate::pipeline::{self, Context};
 use crate::service::InboundResponse;
-use crate::sse::{self, SseSplitter};
+use crate::sse::SseSplitter;
 use crate::upstream::{ByteStream, Deadline, UpstreamResponse};
 
 /// Opens the upstream stream for `call` and answers with the translated stream, or with a
@@ -75,10 +75,9 @@ pub(crate) async fn open(
 ) -> InboundResponse {
     let method = call.method();
     let Some(slot) = StreamSlot::take(bridge) else {
-        return pipeline::error_response(
+        return pipeline::refuse(
             bridge,
-            context.caller,
-            &context.id,
+            &context,
             RpcError::new(
                 ErrorCode::InternalError,
                 format!(
@@ -98,7 +97,7 @@ pub(crate) async fn open(
     };
     let response = match pipeline::send(bridge, &context, call, deadline).await {
         Ok(response) => response,
-        Err(error) => return pipeline::error_response(bridge, context.caller, &context.id, error),
+        Err(error) => return pipeline::refuse(bridge, &context, error),
     };
     let is_sse = response
         .headers
@@ -107,7 +106,7 @@ pub(crate) async fn open(
         .is_some_and(|v| v.trim_start().starts_with("text/event-stream"));
     let extensions = crate::headers::toward_caller(&response.headers, context.caller);
     let context_caller = context.caller;
-    let context_id = context.id.clone();
+    let binding = context.binding;
     let mut translator = Translator {
         bridge: Arc::clone(bridge),
         task_first: context.caller == Revision::V1_0
@@ -139,7 +138,7 @@ pub(crate) async fn open(
             Source::Done
         }
     };
-    let farewell = farewell(bridge, context_caller, &context_id);
+    let farewell = farewell(bridge, &translator.context);
     let mut state = State {
         _slot: slot,
         source,
@@ -150,7 +149,7 @@ pub(crate) async fn open(
     // The head waits for the first frame: a refusal before any event is answered as a refusal.
     let first = state.next_frame().await;
     if let Some(error) = state.translator.refusal.take() {
-        return pipeline::error_response(bridge, context_caller, &context_id, error);
+        return pipeline::refuse(bridge, &state.translator.context, error);
     }
     let first = futures_util::stream::iter(first);
     let frames = first.chain(futures_util::stream::unfold(state, State::next));
@@ -162,6 +161,7 @@ pub(crate) async fn open(
     let (mut head, ()) = head.into_parts();
     head.extensions.insert(crate::bridge::CallInfo {
         caller: context_caller,
+        binding,
         method: Some(method),
         upstream: None,
         error_code: None,
@@ -174,16 +174,15 @@ pub(crate) async fn open(
 }
 
 /// The frame a stream ends with when the server shuts down before the task ends.
-fn farewell(bridge: &Bridge, caller: Revision, id: &RequestId) -> Bytes {
-    sse::frame(&pipeline::encode_error(
+fn farewell(bridge: &Bridge, context: &Context) -> Bytes {
+    pipeline::error_frame(
         bridge,
-        caller,
-        id,
+        context,
         RpcError::new(
             ErrorCode::InternalError,
             "the bridge is shutting down; the stream ended before the task did",
         ),
-    ))
+    )
 }
 
 /// Marks a response as an SSE stream that no proxy on the way may buffer.
@@ -254,10 +253,6 @@ struct Translator {
 }
 
 impl Translator {
-    fn frame_result(&self, result: &[u8]) -> Bytes {
-        sse::frame(&jsonrpc::write_result(&self.context.id, result))
-    }
-
     /// Whether `event` ends the caller's stream.
     fn ends(&self, event: &StreamEvent) -> bool {
         if !self.subscription {
@@ -351,7 +346,7 @@ impl Translator {
                 &encoded.losses,
             );
         }
-        self.frame_result(&encoded.value)
+        pipeline::event_frame(&self.context, &encoded.value)
     }
 
     /// The frame that ends the stream with an error.
@@ -360,9 +355,7 @@ impl Translator {
         if !self.sent_any {
             self.refusal = Some(error.clone());
         }
-        let body =
-            pipeline::encode_error(&self.bridge, self.context.caller, &self.context.id, error);
-        sse::frame(&body)
+        pipeline::error_frame(&self.bridge, &self.context, error)
     }
 
     /// The task the stream is about, read from the upstream.

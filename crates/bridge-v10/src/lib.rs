@@ -36,7 +36,10 @@
 pub mod direct;
 mod method;
 mod path;
+pub mod rest;
 mod wire;
+
+pub use rest::V10Rest;
 
 use bridge_app::codec::{DecodeError, EncodeError, JsonRpcCodec};
 use bridge_ir::{

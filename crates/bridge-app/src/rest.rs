@@ -1,0 +1,237 @@
+//! The HTTP+JSON (REST) inbound adapter: a request's path names the operation and the revision
+//! (the codec whose path table it matches), its path, query string and body decode into the
+//! IR call, and the call is served by the same pipeline as a JSON-RPC call
+//! ([`crate::pipeline::serve`]); answers and errors are written in the caller's revision and
+//! binding there.
+//!
+//! # Revision
+//!
+//! The path family names the revision (`/v1/…` is 0.3, the rest 1.0); `A2A-Version` must agree
+//! with it. A header naming another served revision, or one the bridge does not serve, is
+//! `VersionNotSupported`; no header is taken as the path's revision (as a method name is taken
+//! on JSON-RPC), unless `negotiation.require_version_header` asks a 1.0 caller for it.
+//!
+//! # Errors
+//!
+//! Every refusal is the revision's HTTP+JSON error, with the status its binding gives it: a
+//! path no operation has never reaches this module (the caller gets what the router answers),
+//! a path under the wrong HTTP method is 405 with `Allow`, a body or query value of the wrong
+//! shape is `InvalidParams` (400), a body that is not JSON under a type that is not JSON is
+//! `ContentTypeNotSupported`, and a missing credential is 401.
+
+use std::sync::Arc;
+
+use bridge_ir::{Binding, ErrorCode, RequestId, Revision, RpcError};
+use http::{HeaderValue, StatusCode, header};
+
+use crate::bridge::{Bridge, CallInfo};
+use crate::codec::{RestCodec, RestRoute, RouteMiss};
+use crate::pipeline::{self, Caller, Seen};
+use crate::service::{InboundRequest, InboundResponse};
+
+/// The operation a request names over HTTP+JSON, and the codec whose table named it; `None`
+/// when the path is not an HTTP+JSON path of any revision served.
+pub(crate) fn route(
+    bridge: &Bridge,
+    request: &InboundRequest,
+) -> Option<(Arc<dyn RestCodec>, Result<RestRoute, RouteMiss>)> {
+    let below = below_prefix(&request.path, &bridge.settings.prefix)?;
+    let mut miss = None;
+    for codec in &bridge.codecs.rest {
+        match codec.route(&request.method, below) {
+            Ok(found) => return Some((Arc::clone(codec), Ok(found))),
+            Err(RouteMiss::NotFound) => {}
+            Err(other) => {
+                miss.get_or_insert((Arc::clone(codec), Err(other)));
+            }
+        }
+    }
+    miss
+}
+
+/// The part of `path` below the route prefix (`/` for the root route).
+fn below_prefix<'a>(path: &'a str, prefix: &str) -> Option<&'a str> {
+    let prefix = prefix.trim_end_matches('/');
+    let below = path.strip_prefix(prefix)?;
+    (below.is_empty() || below.starts_with('/')).then_some(below)
+}
+
+/// Answers one HTTP+JSON request whose path `route` matched.
+pub(crate) async fn serve(
+    bridge: &Arc<Bridge>,
+    request: InboundRequest,
+    codec: &dyn RestCodec,
+    route: Result<RestRoute, RouteMiss>,
+) -> InboundResponse {
+    let revision = codec.revision();
+    let mut seen = Seen::default();
+    let mut response = match route {
+        Ok(route) => serve_route(bridge, request, codec, &route, &mut seen).await,
+        Err(RouteMiss::MethodNotAllowed { allow }) => {
+            let mut response = pipeline::rest_error_with_status(
+                bridge,
+                revision,
+                RpcError::new(
+                    ErrorCode::MethodNotFound,
+                    format!(
+                        "{} {} is not an A2A {revision} operation; this path takes {allow}",
+                        request.method, request.path
+                    ),
+                ),
+                Some(StatusCode::METHOD_NOT_ALLOWED.as_u16()),
+            );
+            if let InboundResponse::Full(response) = &mut response
+                && let Ok(allow) = HeaderValue::from_str(&allow)
+            {
+                response.headers_mut().insert(header::ALLOW, allow);
+            }
+            response
+        }
+        Err(RouteMiss::NotFound) => pipeline::rest_error_response(
+            bridge,
+            revision,
+            RpcError::new(
+                ErrorCode::MethodNotFound,
+                format!("{} is not an A2A {revision} path", request.path),
+            ),
+        ),
+    };
+    let extensions = match &mut response {
+        InboundResponse::Full(response) => response.extensions_mut(),
+        InboundResponse::Stream { head, .. } => &mut head.extensions,
+    };
+    if let Some(info) = extensions.get_mut::<CallInfo>() {
+        info.method = info.method.or(seen.method);
+        info.upstream = info.upstream.or(seen.upstream);
+    }
+    response
+}
+
+async fn serve_route(
+    bridge: &Arc<Bridge>,
+    request: InboundRequest,
+    codec: &dyn RestCodec,
+    route: &RestRoute,
+    seen: &mut Seen,
+) -> InboundResponse {
+    let revision = codec.revision();
+    let refuse = |error: RpcError| pipeline::rest_error_response(bridge, revision, error);
+    seen.method = Some(route.method);
+    if let Some(auth) = &bridge.settings.auth
+        && !pipeline::authorized(auth, &request.headers)
+    {
+        let mut response = pipeline::rest_error_with_status(
+            bridge,
+            revision,
+            RpcError::new(
+                ErrorCode::InvalidRequest,
+                "unauthorized: send a valid bearer token in Authorization or an API key",
+            ),
+            Some(StatusCode::UNAUTHORIZED.as_u16()),
+        );
+        if let InboundResponse::Full(response) = &mut response {
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"a2a-bridge\""),
+            );
+        }
+        return response;
+    }
+    if let Err(error) = version_agrees(bridge, &request, revision) {
+        return refuse(error);
+    }
+    if pipeline::nesting_exceeds(&request.body, bridge.settings.limits.json_depth) {
+        return refuse(RpcError::new(
+            ErrorCode::InvalidRequest,
+            format!(
+                "the body nests deeper than the {}-level limit",
+                bridge.settings.limits.json_depth
+            ),
+        ));
+    }
+    let call = match codec.decode_request(route, request.query.as_deref(), &request.body) {
+        Ok(call) => call,
+        Err(error) => {
+            let not_json = !request.body.trim_ascii().is_empty()
+                && serde_json::from_slice::<serde::de::IgnoredAny>(&request.body).is_err();
+            // As a2a-sdk 1.x: a body that does not parse is an invalid request, one that parses
+            // into the wrong shape invalid params.
+            let code = if not_json {
+                ErrorCode::InvalidRequest
+            } else {
+                ErrorCode::InvalidParams
+            };
+            let mut refusal = RpcError::new(
+                code,
+                format!("invalid request for {}: {error}", route.method.label()),
+            );
+            if not_json {
+                // A body that is not JSON under a type that is not JSON: the type is the
+                // likelier mistake, as on JSON-RPC.
+                let by_type = pipeline::unreadable_body(
+                    &request.headers,
+                    RpcError::new(ErrorCode::ParseError, String::new()),
+                );
+                if by_type.code == ErrorCode::ContentTypeNotSupported {
+                    refusal = by_type;
+                }
+            }
+            return refuse(refusal);
+        }
+    };
+    let caller = Caller {
+        revision,
+        binding: Binding::HttpJson,
+        id: RequestId::Null,
+        method: route.method,
+    };
+    pipeline::serve(bridge, caller, call, request.headers, seen).await
+}
+
+/// Whether `A2A-Version` (header or query parameter) agrees with the path's revision.
+fn version_agrees(
+    bridge: &Bridge,
+    request: &InboundRequest,
+    revision: Revision,
+) -> Result<(), RpcError> {
+    let requested = crate::negotiate::requested_version(&request.headers, request.query.as_deref());
+    match requested {
+        None if revision == Revision::V1_0
+            && bridge.settings.negotiation.require_version_header =>
+        {
+            Err(RpcError::new(
+                ErrorCode::VersionNotSupported,
+                "A2A-Version is required: send A2A-Version: 1.0 with a 1.0 request",
+            ))
+        }
+        None => Ok(()),
+        Some(text) => match Revision::from_version(text) {
+            Some(asked) if asked == revision => Ok(()),
+            Some(asked) => Err(RpcError::new(
+                ErrorCode::VersionNotSupported,
+                format!(
+                    "A2A-Version {text:?} asks for A2A {asked}, but {} is an A2A {revision} path",
+                    request.path
+                ),
+            )),
+            None => Err(RpcError::new(
+                ErrorCode::VersionNotSupported,
+                format!("A2A-Version {text:?} is not supported; this bridge serves 0.3 and 1.0"),
+            )),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::below_prefix;
+
+    #[test]
+    fn a_path_is_read_below_the_route_prefix_on_a_segment_boundary() {
+        assert_eq!(below_prefix("/message:send", "/"), Some("/message:send"));
+        assert_eq!(below_prefix("/w/tasks/t", "/w"), Some("/tasks/t"));
+        assert_eq!(below_prefix("/w/tasks/t", "/w/"), Some("/tasks/t"));
+        assert_eq!(below_prefix("/wx/tasks/t", "/w"), None);
+        assert_eq!(below_prefix("/w", "/w"), Some(""));
+    }
+}

@@ -1,0 +1,624 @@
+//! The A2A 1.0 HTTP+JSON (REST) binding, inbound: the path table, requests read from the path,
+//! the query string and the body, and answers with the HTTP status each error takes
+//! (A2A 1.0 §11; a2a-sdk 1.3.0 `rest_routes`, `utils/errors.py`).
+//!
+//! # Why requests go through the JSON-RPC params
+//!
+//! A 1.0 REST body is the `ProtoJSON` of the operation's request message with the path fields
+//! taken out (§11.3), and a GET's parameters are the same fields in the query string with their
+//! JSON names. Putting the path and query fields back into one JSON object gives exactly the
+//! `params` of the JSON-RPC binding, so both bindings are read by one decoder and refuse the same
+//! documents with the same messages. Answers are the same documents too: a REST result is the
+//! JSON-RPC `result`, a stream event's data the bare `StreamResponse`.
+//!
+//! # Errors
+//!
+//! An error is a `google.rpc.Status` in the body, `{"error": {code, status, message, details}}`,
+//! where `code` is the HTTP status, `status` the gRPC status name and `details` the same
+//! `ErrorInfo` the JSON-RPC `data` carries ([`STATUSES`]).
+
+use bridge_app::codec::{
+    DecodeError, EncodeError, JsonRpcCodec as _, RestCodec, RestError, RestRoute, RouteMiss,
+};
+use bridge_ir::{Call, ErrorCode, Method, Reply, Revision, RpcError, StreamEvent, Translated};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::V10JsonRpc;
+use crate::path::Losses;
+use crate::wire::error::ErrorOut;
+
+/// The 1.0 HTTP+JSON codec.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct V10Rest;
+
+/// One row of the path table: the operation, the HTTP methods it takes, and its path below the
+/// interface URL (and below `/{tenant}`), `{id}` and `{config}` standing for path parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RestPath {
+    /// The operation.
+    pub method: Method,
+    /// The HTTP methods, the first the one a client sends.
+    pub verbs: &'static [&'static str],
+    /// The path template.
+    pub template: &'static str,
+}
+
+/// Every operation's path. `SubscribeToTask` takes GET (the proto's binding) and POST (the
+/// specification's text); a2a-sdk 1.3.0 serves both.
+pub const PATHS: [RestPath; 11] = [
+    RestPath {
+        method: Method::SendMessage,
+        verbs: &["POST"],
+        template: "/message:send",
+    },
+    RestPath {
+        method: Method::SendStreamingMessage,
+        verbs: &["POST"],
+        template: "/message:stream",
+    },
+    RestPath {
+        method: Method::GetTask,
+        verbs: &["GET"],
+        template: "/tasks/{id}",
+    },
+    RestPath {
+        method: Method::ListTasks,
+        verbs: &["GET"],
+        template: "/tasks",
+    },
+    RestPath {
+        method: Method::CancelTask,
+        verbs: &["POST"],
+        template: "/tasks/{id}:cancel",
+    },
+    RestPath {
+        method: Method::SubscribeToTask,
+        verbs: &["GET", "POST"],
+        template: "/tasks/{id}:subscribe",
+    },
+    RestPath {
+        method: Method::CreatePushConfig,
+        verbs: &["POST"],
+        template: "/tasks/{id}/pushNotificationConfigs",
+    },
+    RestPath {
+        method: Method::ListPushConfigs,
+        verbs: &["GET"],
+        template: "/tasks/{id}/pushNotificationConfigs",
+    },
+    RestPath {
+        method: Method::GetPushConfig,
+        verbs: &["GET"],
+        template: "/tasks/{id}/pushNotificationConfigs/{config}",
+    },
+    RestPath {
+        method: Method::DeletePushConfig,
+        verbs: &["DELETE"],
+        template: "/tasks/{id}/pushNotificationConfigs/{config}",
+    },
+    RestPath {
+        method: Method::GetExtendedCard,
+        verbs: &["GET"],
+        template: "/extendedAgentCard",
+    },
+];
+
+/// The row of `method`.
+#[must_use]
+pub fn path_of(method: Method) -> Option<&'static RestPath> {
+    PATHS.iter().find(|row| row.method == method)
+}
+
+/// How each A2A error is sent over HTTP+JSON: the HTTP status and the `google.rpc.Status` name,
+/// as a2a-sdk 1.3.0 sends them (`A2A_ERROR_MAPPING`). A code A2A does not name is a 500.
+pub const STATUSES: [(ErrorCode, u16, &str); 14] = [
+    (ErrorCode::ParseError, 400, "INVALID_ARGUMENT"),
+    (ErrorCode::InvalidRequest, 400, "INVALID_ARGUMENT"),
+    (ErrorCode::MethodNotFound, 404, "NOT_FOUND"),
+    (ErrorCode::InvalidParams, 400, "INVALID_ARGUMENT"),
+    (ErrorCode::InternalError, 500, "INTERNAL"),
+    (ErrorCode::TaskNotFound, 404, "NOT_FOUND"),
+    (ErrorCode::TaskNotCancelable, 400, "FAILED_PRECONDITION"),
+    (
+        ErrorCode::PushNotificationNotSupported,
+        400,
+        "FAILED_PRECONDITION",
+    ),
+    (ErrorCode::UnsupportedOperation, 400, "FAILED_PRECONDITION"),
+    (ErrorCode::ContentTypeNotSupported, 400, "INVALID_ARGUMENT"),
+    (ErrorCode::InvalidAgentResponse, 500, "INTERNAL"),
+    (
+        ErrorCode::ExtendedAgentCardNotConfigured,
+        400,
+        "FAILED_PRECONDITION",
+    ),
+    (
+        ErrorCode::ExtensionSupportRequired,
+        400,
+        "FAILED_PRECONDITION",
+    ),
+    (ErrorCode::VersionNotSupported, 400, "FAILED_PRECONDITION"),
+];
+
+/// The HTTP status and status name of `code`.
+#[must_use]
+pub fn status_of(code: ErrorCode) -> (u16, &'static str) {
+    STATUSES
+        .iter()
+        .find(|(named, _, _)| *named == code)
+        .map_or((500, "INTERNAL"), |&(_, status, name)| (status, name))
+}
+
+/// The error code an HTTP+JSON error names: its `ErrorInfo` reason when it has one, else the
+/// one code its HTTP status stands for alone (404 for an unknown task), else `InternalError`.
+#[must_use]
+pub fn code_of(status: u16, reason: Option<&str>) -> ErrorCode {
+    if let Some(code) = reason.and_then(ErrorCode::from_reason) {
+        return code;
+    }
+    match status {
+        404 => ErrorCode::TaskNotFound,
+        400 => ErrorCode::InvalidParams,
+        _ => ErrorCode::InternalError,
+    }
+}
+
+/// Matches `path` against `template`, returning the path parameters (`{id}`, `{config}`).
+fn matches<'a>(template: &str, path: &'a str) -> Option<(Option<&'a str>, Option<&'a str>)> {
+    let (mut id, mut config) = (None, None);
+    let mut rest = path;
+    let mut pattern = template;
+    while !pattern.is_empty() {
+        if let Some(after) = pattern.strip_prefix("{id}") {
+            let end = rest.find(['/', ':']).unwrap_or(rest.len());
+            id = Some(rest.get(..end)?).filter(|s| !s.is_empty());
+            id?;
+            rest = rest.get(end..)?;
+            pattern = after;
+        } else if let Some(after) = pattern.strip_prefix("{config}") {
+            let end = rest.find(['/', ':']).unwrap_or(rest.len());
+            config = Some(rest.get(..end)?).filter(|s| !s.is_empty());
+            config?;
+            rest = rest.get(end..)?;
+            pattern = after;
+        } else {
+            let literal_end = pattern.find('{').unwrap_or(pattern.len());
+            let literal = pattern.get(..literal_end)?;
+            rest = rest.strip_prefix(literal)?;
+            pattern = pattern.get(literal_end..)?;
+        }
+    }
+    rest.is_empty().then_some((id, config))
+}
+
+/// Percent-decodes one path segment.
+fn unescape(segment: &str) -> Result<String, DecodeError> {
+    let bytes: Vec<u8> =
+        form_urlencoded::parse(format!("x={}", segment.replace('+', "%2B")).as_bytes())
+            .next()
+            .map(|(_, value)| value.into_owned().into_bytes())
+            .unwrap_or_default();
+    String::from_utf8(bytes).map_err(|_| DecodeError::new("a path parameter is not UTF-8"))
+}
+
+/// Finds the row `path` names, without and then with a leading `/{tenant}`.
+fn find(method: &http::Method, path: &str) -> Result<RestRoute, RouteMiss> {
+    let mut allowed: Option<String> = None;
+    let tenant_split = path
+        .strip_prefix('/')
+        .and_then(|p| p.find('/').map(|at| (&p[..at], &p[at..])));
+    let candidates = [(None, path)]
+        .into_iter()
+        .chain(tenant_split.map(|(tenant, rest)| (Some(tenant), rest)));
+    for (tenant, below) in candidates {
+        for row in &PATHS {
+            let Some((id, config)) = matches(row.template, below) else {
+                continue;
+            };
+            if !row.verbs.iter().any(|verb| *verb == method.as_str()) {
+                allowed = Some(allow_of(row.template));
+                continue;
+            }
+            return Ok(RestRoute {
+                method: row.method,
+                task_id: id.map(str::to_owned),
+                config_id: config.map(str::to_owned),
+                tenant: tenant.map(str::to_owned),
+            });
+        }
+        if allowed.is_some() {
+            break;
+        }
+    }
+    Err(
+        allowed.map_or(RouteMiss::NotFound, |allow| RouteMiss::MethodNotAllowed {
+            allow,
+        }),
+    )
+}
+
+/// The `Allow` header of a template: every verb of every row with that template.
+fn allow_of(template: &str) -> String {
+    PATHS
+        .iter()
+        .filter(|row| row.template == template)
+        .flat_map(|row| row.verbs.iter().copied())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The query parameters each operation reads, and how each is typed in its JSON form.
+fn query_fields(method: Method) -> &'static [(&'static str, Kind)] {
+    match method {
+        Method::GetTask => &[("historyLength", Kind::Integer)],
+        Method::ListTasks => &[
+            ("contextId", Kind::Text),
+            ("status", Kind::Text),
+            ("pageSize", Kind::Integer),
+            ("pageToken", Kind::Text),
+            ("historyLength", Kind::Integer),
+            ("statusTimestampAfter", Kind::Text),
+            ("includeArtifacts", Kind::Boolean),
+        ],
+        Method::ListPushConfigs => &[("pageSize", Kind::Integer), ("pageToken", Kind::Text)],
+        _ => &[],
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Text,
+    Integer,
+    Boolean,
+}
+
+/// The query string's parameters as JSON members of `into`.
+fn read_query(
+    method: Method,
+    query: &str,
+    into: &mut Map<String, Value>,
+) -> Result<(), DecodeError> {
+    let fields = query_fields(method);
+    for (name, value) in form_urlencoded::parse(query.as_bytes()) {
+        if name.eq_ignore_ascii_case("a2a-version") {
+            continue;
+        }
+        let Some((field, kind)) = fields.iter().find(|(field, _)| *field == name) else {
+            return Err(DecodeError::new(format!(
+                "query parameter `{name}` is not one {} takes{}",
+                method.label(),
+                if fields.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " (it takes {})",
+                        fields
+                            .iter()
+                            .map(|(f, _)| *f)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                }
+            )));
+        };
+        let json = match kind {
+            Kind::Text => Value::String(value.into_owned()),
+            Kind::Integer => value.parse::<i64>().map(Value::from).map_err(|_| {
+                DecodeError::new(format!(
+                    "query parameter `{field}`: {value:?} is not an integer"
+                ))
+            })?,
+            Kind::Boolean => match value.as_ref() {
+                "true" => Value::Bool(true),
+                "false" => Value::Bool(false),
+                other => {
+                    return Err(DecodeError::new(format!(
+                        "query parameter `{field}`: {other:?} is not true or false"
+                    )));
+                }
+            },
+        };
+        if into.insert((*field).to_owned(), json).is_some() {
+            return Err(DecodeError::new(format!(
+                "query parameter `{field}` is given twice"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The request body as a JSON object; an empty body is `{}`.
+fn body_object(body: &[u8]) -> Result<Map<String, Value>, DecodeError> {
+    if body.trim_ascii().is_empty() {
+        return Ok(Map::new());
+    }
+    match serde_json::from_slice::<Value>(body) {
+        Ok(Value::Object(object)) => Ok(object),
+        Ok(_) => Err(DecodeError::new("the body must be a JSON object")),
+        Err(error) => Err(DecodeError::new(format!(
+            "the body is not valid JSON: {error}"
+        ))),
+    }
+}
+
+#[derive(Serialize)]
+struct StatusOut {
+    error: StatusBody,
+}
+
+#[derive(Serialize)]
+struct StatusBody {
+    code: u16,
+    status: &'static str,
+    message: String,
+    details: Value,
+}
+
+impl RestCodec for V10Rest {
+    fn revision(&self) -> Revision {
+        Revision::V1_0
+    }
+
+    fn route(&self, method: &http::Method, path: &str) -> Result<RestRoute, RouteMiss> {
+        find(method, path)
+    }
+
+    fn decode_request(
+        &self,
+        route: &RestRoute,
+        query: Option<&str>,
+        body: &[u8],
+    ) -> Result<Call, DecodeError> {
+        let method = route.method;
+        let mut params = match method {
+            Method::GetTask
+            | Method::ListTasks
+            | Method::ListPushConfigs
+            | Method::GetPushConfig
+            | Method::DeletePushConfig
+            | Method::GetExtendedCard => {
+                if !body.trim_ascii().is_empty() {
+                    return Err(DecodeError::new(format!(
+                        "{} takes no body; its parameters go in the path and the query string",
+                        method.label()
+                    )));
+                }
+                Map::new()
+            }
+            _ => body_object(body)?,
+        };
+        if let Some(query) = query {
+            read_query(method, query, &mut params)?;
+        }
+        let mut set = |name: &str, value: &Option<String>| -> Result<(), DecodeError> {
+            let Some(value) = value else { return Ok(()) };
+            let value = Value::String(unescape(value)?);
+            match params.get(name) {
+                Some(given) if *given != value => Err(DecodeError::new(format!(
+                    "`{name}` in the body ({given}) differs from the path ({value})"
+                ))),
+                _ => {
+                    params.insert(name.to_owned(), value);
+                    Ok(())
+                }
+            }
+        };
+        match method {
+            Method::GetTask | Method::CancelTask | Method::SubscribeToTask => {
+                set("id", &route.task_id)?;
+            }
+            Method::CreatePushConfig | Method::ListPushConfigs => set("taskId", &route.task_id)?,
+            Method::GetPushConfig | Method::DeletePushConfig => {
+                set("taskId", &route.task_id)?;
+                set("id", &route.config_id)?;
+            }
+            _ => {}
+        }
+        set("tenant", &route.tenant)?;
+        let bytes = serde_json::to_vec(&params).map_err(DecodeError::from)?;
+        V10JsonRpc.decode_params(method, Some(&bytes))
+    }
+
+    fn encode_result(
+        &self,
+        method: Method,
+        reply: Reply,
+    ) -> Result<Translated<Vec<u8>>, EncodeError> {
+        V10JsonRpc.encode_result(method, reply)
+    }
+
+    fn encode_event(&self, event: StreamEvent) -> Translated<Vec<u8>> {
+        V10JsonRpc.encode_event(event)
+    }
+
+    fn encode_error(&self, error: RpcError, status: Option<u16>) -> RestError {
+        let (by_code, name) = status_of(error.code);
+        let status = status.unwrap_or(by_code);
+        let mut losses = Losses::default();
+        let wire = serde_json::to_value(ErrorOut::from_ir(error, &mut losses)).unwrap_or_default();
+        let message = wire["message"].as_str().unwrap_or_default().to_owned();
+        let body = StatusOut {
+            error: StatusBody {
+                code: status,
+                status: name,
+                message,
+                details: wire
+                    .get("data")
+                    .cloned()
+                    .unwrap_or(Value::Array(Vec::new())),
+            },
+        };
+        RestError {
+            status,
+            body: Translated {
+                value: serde_json::to_vec(&body).unwrap_or_default(),
+                losses: losses.into_vec(),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![expect(
+        clippy::unwrap_used,
+        clippy::panic,
+        reason = "tests unwrap what they just built and fail naming what they got"
+    )]
+
+    use super::*;
+
+    fn route(verb: &str, path: &str) -> Result<RestRoute, RouteMiss> {
+        V10Rest.route(&http::Method::from_bytes(verb.as_bytes()).unwrap(), path)
+    }
+
+    #[test]
+    fn every_operation_has_one_path_and_every_path_names_its_operation_both_ways() {
+        for method in Method::ALL {
+            let row = path_of(method).unwrap_or_else(|| panic!("{method:?} has no path"));
+            let concrete = row
+                .template
+                .replace("{id}", "t-1")
+                .replace("{config}", "c-1");
+            for verb in row.verbs {
+                let found = route(verb, &concrete).unwrap();
+                assert_eq!(found.method, method, "{verb} {concrete}");
+                let tenanted = route(verb, &format!("/acme{concrete}")).unwrap();
+                assert_eq!(
+                    (tenanted.method, tenanted.tenant.as_deref()),
+                    (method, Some("acme"))
+                );
+                if row.template.contains("{id}") {
+                    assert_eq!(found.task_id.as_deref(), Some("t-1"));
+                }
+                if row.template.contains("{config}") {
+                    assert_eq!(found.config_id.as_deref(), Some("c-1"));
+                }
+            }
+        }
+        assert_eq!(PATHS.len(), Method::ALL.len(), "one row per operation");
+    }
+
+    #[test]
+    fn a_path_with_other_verbs_is_method_not_allowed_and_an_unknown_one_not_found() {
+        assert_eq!(
+            route("GET", "/message:send"),
+            Err(RouteMiss::MethodNotAllowed {
+                allow: "POST".to_owned()
+            })
+        );
+        assert_eq!(
+            route("PUT", "/tasks/t-1/pushNotificationConfigs/c-1"),
+            Err(RouteMiss::MethodNotAllowed {
+                allow: "GET, DELETE".to_owned()
+            })
+        );
+        assert_eq!(route("GET", "/"), Err(RouteMiss::NotFound));
+        assert_eq!(route("POST", "/nowhere"), Err(RouteMiss::NotFound));
+        assert_eq!(route("GET", "/tasks/:cancel"), Err(RouteMiss::NotFound));
+        assert_eq!(route("POST", "/a/b/message:send"), Err(RouteMiss::NotFound));
+    }
+
+    #[test]
+    fn every_error_code_has_a_status_and_reads_back_as_itself() {
+        for code in ErrorCode::NAMED {
+            let (status, name) = status_of(code);
+            assert!(
+                STATUSES.iter().any(|(c, _, _)| *c == code),
+                "{code:?} has no row"
+            );
+            assert!((400..600).contains(&status) && !name.is_empty());
+            assert_eq!(code_of(status, code.reason()), code, "{code:?}");
+        }
+        assert_eq!(STATUSES.len(), ErrorCode::NAMED.len());
+        assert_eq!(status_of(ErrorCode::Other(-1)), (500, "INTERNAL"));
+        assert_eq!(code_of(404, None), ErrorCode::TaskNotFound);
+    }
+
+    #[test]
+    fn path_query_and_body_make_the_json_rpc_params() {
+        let get = route("GET", "/tasks/t%2F1").unwrap();
+        let call = V10Rest
+            .decode_request(&get, Some("historyLength=2"), b"")
+            .unwrap();
+        let Call::GetTask(params) = call else {
+            panic!("{call:?}")
+        };
+        assert_eq!(
+            (params.id.as_str(), params.history_length),
+            ("t/1", Some(2))
+        );
+
+        let list = route("GET", "/acme/tasks").unwrap();
+        let call = V10Rest
+            .decode_request(
+                &list,
+                Some("contextId=c-1&status=TASK_STATE_WORKING&pageSize=5&includeArtifacts=true"),
+                b"",
+            )
+            .unwrap();
+        let Call::ListTasks(params) = call else {
+            panic!("{call:?}")
+        };
+        assert_eq!(params.context_id.as_deref(), Some("c-1"));
+        assert_eq!(params.page_size, Some(5));
+        assert_eq!(params.include_artifacts, Some(true));
+        assert_eq!(params.tenant.as_deref(), Some("acme"));
+
+        let create = route("POST", "/tasks/t-1/pushNotificationConfigs").unwrap();
+        let call = V10Rest
+            .decode_request(&create, None, br#"{"id":"c-1","url":"http://hook"}"#)
+            .unwrap();
+        let Call::CreatePushConfig(config) = call else {
+            panic!("{call:?}")
+        };
+        assert_eq!(config.task_id, "t-1");
+    }
+
+    #[test]
+    fn bad_query_values_and_bodies_are_refused_naming_what_is_wrong() {
+        let get = route("GET", "/tasks/t-1").unwrap();
+        let error = V10Rest
+            .decode_request(&get, Some("historyLength=lots"), b"")
+            .unwrap_err();
+        assert!(error.message.contains("`historyLength`"), "{error}");
+        let error = V10Rest
+            .decode_request(&get, Some("colour=blue"), b"")
+            .unwrap_err();
+        assert!(error.message.contains("`colour`"), "{error}");
+        let error = V10Rest.decode_request(&get, None, b"{}").unwrap_err();
+        assert!(error.message.contains("takes no body"), "{error}");
+        let send = route("POST", "/message:send").unwrap();
+        let error = V10Rest.decode_request(&send, None, b"[1]").unwrap_err();
+        assert!(error.message.contains("JSON object"), "{error}");
+        let cancel = route("POST", "/tasks/t-1:cancel").unwrap();
+        let error = V10Rest
+            .decode_request(&cancel, None, br#"{"id":"t-2"}"#)
+            .unwrap_err();
+        assert!(error.message.contains("differs from the path"), "{error}");
+    }
+
+    #[test]
+    fn an_error_is_a_google_rpc_status_with_the_error_info_of_the_json_rpc_data() {
+        let encoded =
+            V10Rest.encode_error(RpcError::new(ErrorCode::TaskNotFound, "no task t-1"), None);
+        assert_eq!(encoded.status, 404);
+        let body: Value = serde_json::from_slice(&encoded.body.value).unwrap();
+        assert_eq!(body["error"]["code"], 404);
+        assert_eq!(body["error"]["status"], "NOT_FOUND");
+        assert_eq!(body["error"]["message"], "no task t-1");
+        assert_eq!(body["error"]["details"][0]["reason"], "TASK_NOT_FOUND");
+        assert_eq!(
+            body["error"]["details"][0]["@type"],
+            "type.googleapis.com/google.rpc.ErrorInfo"
+        );
+        let refused =
+            V10Rest.encode_error(RpcError::new(ErrorCode::MethodNotFound, "no"), Some(405));
+        let body: Value = serde_json::from_slice(&refused.body.value).unwrap();
+        assert_eq!(
+            (refused.status, body["error"]["code"].as_u64()),
+            (405, Some(405))
+        );
+    }
+}
