@@ -192,8 +192,12 @@ def bridges(agents: dict[str, Peer], logs: Path) -> Iterator[dict[str, Peer]]:
         stop(peer.process)
 
 
-def run_client(revision: str, base: str, scenarios: list[str], logs: Path) -> dict[str, Any]:
+def run_client(
+    revision: str, base: str, scenarios: list[str], logs: Path, binding: str = 'jsonrpc'
+) -> dict[str, Any]:
     argv = [str(PYTHON[revision]), str(CLIENT_SCRIPT[revision]), '--base', base, *scenarios]
+    if binding != 'jsonrpc':
+        argv[2:2] = ['--binding', binding]
     try:
         done = subprocess.run(  # noqa: S603 - fixed argv built by this file
             argv,
@@ -206,7 +210,8 @@ def run_client(revision: str, base: str, scenarios: list[str], logs: Path) -> di
     except subprocess.TimeoutExpired as exc:
         pytest.fail(f'client {revision} against {base} ran over {CLIENT_TIMEOUT}s: {exc.stderr!r}')
     stderr = done.stderr.decode(errors='replace')
-    (logs / f'client-{revision}-{base.rsplit(":", 1)[-1].strip("/")}.err').write_text(stderr)
+    where = base.rsplit(':', 1)[-1].strip('/').replace('/', '_')
+    (logs / f'client-{revision}-{binding}-{where}.err').write_text(stderr)
     if done.returncode != 0:
         pytest.fail(f'client {revision} against {base} exited {done.returncode}\n{stderr[-4000:]}')
     try:
@@ -225,6 +230,7 @@ class Observation:
     base: str
     document: dict[str, Any]
     logs: str
+    binding: str = 'jsonrpc'
 
     def scenario(self, name: str) -> dict[str, Any]:
         if 'discoveryError' in self.document:
@@ -259,17 +265,18 @@ def bridge_with(agents: dict[str, Peer], logs: Path) -> Iterator[Callable[..., P
 def observe(
     agents: dict[str, Peer], bridges: dict[str, Peer], logs: Path
 ) -> Callable[[str, str, str], Observation]:
-    """`observe(client, agent, via)` runs (once) every scenario for that pairing."""
-    cache: dict[tuple[str, str, str], Observation] = {}
+    """`observe(client, agent, via, binding)` runs (once) every scenario for that pairing, the
+    client forced onto `binding` (`jsonrpc` or `rest`)."""
+    cache: dict[tuple[str, str, str, str], Observation] = {}
 
-    def get(client: str, agent: str, via: str) -> Observation:
-        key = (client, agent, via)
+    def get(client: str, agent: str, via: str, binding: str = 'jsonrpc') -> Observation:
+        key = (client, agent, via, binding)
         if key not in cache:
             target = bridges[agent] if via == 'bridge' else agents[agent]
             base = target.url
-            document = run_client(client, base, ['all'], logs)
+            document = run_client(client, base, ['all'], logs, binding)
             peer_logs = target.log_tail(1500) if via == 'bridge' else ''
-            cache[key] = Observation(client, agent, via, base, document, peer_logs)
+            cache[key] = Observation(client, agent, via, base, document, peer_logs, binding)
         return cache[key]
 
     return get

@@ -44,6 +44,8 @@ V03_METHODS = {
     'agent/getAuthenticatedExtendedCard',
 }
 ERROR_INFO = 'type.googleapis.com/google.rpc.ErrorInfo'
+# The paths an A2A 1.0 HTTP+JSON client requests (below the interface URL).
+REST_V10_PREFIXES = ('/message:send', '/message:stream', '/tasks', '/extendedAgentCard')
 
 # Scenarios whose pass depends on the bridge doing the work itself: the agents are deliberately
 # lax here, so a direct run cannot pass them.
@@ -87,7 +89,8 @@ def artifact_texts(task: dict[str, Any]) -> list[str]:
 def error_infos(obs, observed: dict[str, Any]) -> list[dict[str, Any]]:
     infos = []
     for raw in observed.get('rawErrors') or []:
-        data = raw.get('data')
+        # JSON-RPC carries the ErrorInfo in `data`, HTTP+JSON's google.rpc.Status in `details`.
+        data = raw.get('details') if obs.binding == 'rest' else raw.get('data')
         if isinstance(data, list):
             infos += [d for d in data if isinstance(d, dict) and d.get('@type') == ERROR_INFO]
     return infos
@@ -107,7 +110,20 @@ def check_wire(obs, name: str, observed: dict[str, Any]) -> None:
             f'the client left {obs.base} for {entry["url"]}: the card sent it around the bridge\n'
             f'{show(observed.get("wire"))}'
         )
-        if entry['http'] != 'POST' or name == 'version_unsupported':
+        if name == 'version_unsupported':
+            continue
+        if obs.binding == 'rest':
+            # HTTP+JSON: every request is an A2A 1.0 REST path, with the version header.
+            if '/.well-known/' in entry['url']:
+                continue
+            path = '/' + entry['url'].split('://', 1)[1].split('/', 1)[-1].split('?', 1)[0]
+            assert any(path.startswith(p) for p in REST_V10_PREFIXES), (
+                f'a 1.0 REST client requested {entry["http"]} {path}\n{show(entry)}'
+            )
+            assert entry['rpc'] is None, f'a REST client sent a JSON-RPC body\n{show(entry)}'
+            assert entry['a2aVersion'] == '1.0', f'a 1.0 request lacked A2A-Version: 1.0\n{show(entry)}'
+            continue
+        if entry['http'] != 'POST':
             continue
         if obs.client == '1.0':
             assert entry['rpc'] in V10_METHODS, f'a 1.0 client sent {entry["rpc"]!r}\n{show(entry)}'
@@ -118,6 +134,12 @@ def check_wire(obs, name: str, observed: dict[str, Any]) -> None:
 
 def check_protocol(obs) -> None:
     protocol = obs.document.get('protocol') or {}
+    if obs.binding == 'rest':
+        # The pure 1.0 REST transport, never the SDK's 0.3 compat REST transport.
+        assert protocol.get('transport') == 'a2a.client.transports.rest.RestTransport', show(protocol)
+        assert protocol.get('binding') == 'HTTP+JSON' and protocol.get('version') == '1.0', show(protocol)
+        assert str(protocol.get('advertisedVersion', '')).startswith('1.'), show(protocol)
+        return
     if obs.client == '1.0':
         # The pure 1.0 transport, never the SDK's built-in 0.3 fallback.
         assert protocol.get('transport') == 'a2a.client.transports.jsonrpc.JsonRpcTransport', show(protocol)

@@ -77,10 +77,6 @@ def gateway_runs(gateway: tuple[Peer, str], logs: Path) -> dict[tuple[str, str],
     for client in REVISIONS:
         for agent in REVISIONS:
             base = peer.url + PREFIX[agent]
-            # `run_client` names its log after what follows the port, here a path: make its folder.
-            (logs / f'client-{client}-{base.rsplit(":", 1)[-1].strip("/")}.err').parent.mkdir(
-                parents=True, exist_ok=True
-            )
             document = run_client(client, base, SCENARIOS, logs)
             runs[(client, agent)] = Observation(client, agent, 'gateway', base, document, peer.log_tail(1500))
     return runs
@@ -109,7 +105,7 @@ def test_the_admin_listener_counts_the_traffic_by_route_and_caller_revision(gate
         for client in REVISIONS:
             pattern = (
                 rf'^a2a_bridge_requests_total\{{route="agent-{re.escape(agent)}",'
-                rf'caller="{re.escape(client)}",method="send_message",code="ok"\}} (\d+)'
+                rf'caller="{re.escape(client)}",binding="jsonrpc",method="send_message",code="ok"\}} (\d+)'
             )
             match = re.search(pattern, text, re.MULTILINE)
             assert match and int(match.group(1)) >= 1, f'no send_message from {client} to {agent}\n{text[:4000]}'

@@ -225,7 +225,9 @@ impl Handler for Gateway {
             http_method = %request.method,
             path = %request.path,
             caller = tracing::field::Empty,
+            binding = tracing::field::Empty,
             upstream = tracing::field::Empty,
+            upstream_binding = tracing::field::Empty,
             method = tracing::field::Empty,
             upstream_status = tracing::field::Empty,
             code = tracing::field::Empty,
@@ -266,8 +268,12 @@ impl Handler for Gateway {
             let labels = request_labels(&route_name, info, status, is_card, header_caller);
             if let Some(info) = info {
                 span.record("caller", info.caller.as_str());
+                span.record("binding", info.binding.label());
                 if let Some(upstream) = info.upstream {
                     span.record("upstream", upstream.as_str());
+                    // Every upstream is called over JSON-RPC until outbound adapters for the
+                    // other bindings exist.
+                    span.record("upstream_binding", bridge_ir::Binding::JsonRpc.label());
                 }
             }
             span.record("method", labels.method.as_str());
@@ -296,6 +302,7 @@ fn request_labels(
         Some(info) => RequestLabels {
             route: route.to_owned(),
             caller: info.caller.as_str().to_owned(),
+            binding: info.binding.label().to_owned(),
             method: info
                 .method
                 .map_or_else(|| "none".to_owned(), |m| m.label().to_owned()),
@@ -306,6 +313,7 @@ fn request_labels(
         None => RequestLabels {
             route: route.to_owned(),
             caller: header_caller.to_owned(),
+            binding: "none".to_owned(),
             method: if is_card { "agent_card" } else { "none" }.to_owned(),
             code: if status.is_success() || status == StatusCode::NOT_MODIFIED {
                 "ok".to_owned()

@@ -179,10 +179,12 @@ async fn serve_route(
             return refuse(refusal);
         }
     };
+    // HTTP+JSON has no request id; the id is the one the bridge sends the upstream, which a
+    // JSON-RPC agent must echo (and a2a-sdk refuses `null`).
     let caller = Caller {
         revision,
         binding: Binding::HttpJson,
-        id: RequestId::Null,
+        id: RequestId::String(uuid::Uuid::new_v4().to_string()),
         method: route.method,
     };
     pipeline::serve(bridge, caller, call, request.headers, seen).await

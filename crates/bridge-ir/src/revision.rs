@@ -81,6 +81,16 @@ impl Binding {
         }
     }
 
+    /// A stable name for logs and metrics: `jsonrpc`, `http_json`, `grpc`.
+    #[must_use]
+    pub const fn label(self) -> &'static str {
+        match self {
+            Self::JsonRpc => "jsonrpc",
+            Self::HttpJson => "http_json",
+            Self::Grpc => "grpc",
+        }
+    }
+
     /// The binding a card names, or `None` for a name the bridge does not know.
     #[must_use]
     pub fn from_name(name: &str) -> Option<Self> {

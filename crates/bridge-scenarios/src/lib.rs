@@ -196,10 +196,14 @@ pub async fn call(
             map.append(name, value);
         }
     }
+    let (path, query) = match path.split_once('?') {
+        Some((path, query)) => (path, Some(query.to_owned())),
+        None => (path, None),
+    };
     let request = InboundRequest {
         method,
         path: path.to_owned(),
-        query: None,
+        query,
         headers: map,
         body: Bytes::from(body.to_owned()),
     };

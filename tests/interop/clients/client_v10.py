@@ -32,6 +32,7 @@ from typing import Any
 import httpx
 from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
 from a2a.client.transports.jsonrpc import JsonRpcTransport
+from a2a.client.transports.rest import RestTransport
 from a2a.types import (
     AgentCard,
     CancelTaskRequest,
@@ -52,7 +53,7 @@ from a2a.types import (
     TaskState,
 )
 from a2a.utils.constants import TransportProtocol
-from a2a.utils.errors import JSON_RPC_ERROR_CODE_MAP, A2AError
+from a2a.utils.errors import A2A_REASON_TO_ERROR, JSON_RPC_ERROR_CODE_MAP, A2AError
 from google.protobuf import json_format, struct_pb2
 
 import common as c
@@ -201,8 +202,9 @@ def to_error(exc: BaseException) -> dict[str, Any]:
 
 
 class Peer:
-    def __init__(self, base: str) -> None:
+    def __init__(self, base: str, binding: str = 'jsonrpc') -> None:
         self.base = base
+        self.binding = binding
         self.wire = c.WireLog()
         self.raw_errors: list[dict[str, Any]] = []
         self.http = httpx.AsyncClient(
@@ -224,15 +226,37 @@ class Peer:
                 self.raw_errors.append(body['error'])
 
     def factory(self, *, streaming: bool, polling: bool = False) -> ClientFactory:
+        # Forced onto one binding, and onto its pure 1.0 transport: the SDK would otherwise pick
+        # its 0.3 compat transport for an interface whose version is 0.x.
+        binding = TransportProtocol.HTTP_JSON if self.binding == 'rest' else TransportProtocol.JSONRPC
         config = ClientConfig(
             streaming=streaming,
             polling=polling,
             httpx_client=self.http,
-            supported_protocol_bindings=[TransportProtocol.JSONRPC],
+            supported_protocol_bindings=[binding],
         )
         factory = ClientFactory(config)
-        factory.register(TransportProtocol.JSONRPC, self._pure_v10_transport)
+        if self.binding == 'rest':
+            factory.register(TransportProtocol.HTTP_JSON, self._pure_v10_rest_transport)
+        else:
+            factory.register(TransportProtocol.JSONRPC, self._pure_v10_transport)
         return factory
+
+    def _pure_v10_rest_transport(self, card: AgentCard, url: str, config: ClientConfig) -> RestTransport:
+        rest = [i for i in card.supported_interfaces if i.protocol_binding == 'HTTP+JSON']
+        v1 = [i for i in rest if i.protocol_version.split('.', 1)[0] == '1']
+        if not v1:
+            raise RuntimeError(f'the card offers no 1.0 HTTP+JSON interface: {card_view(card)["interfaces"]}')
+        chosen = v1[0]
+        transport = RestTransport(self.http, card, chosen.url, is_shared_httpx=True)
+        self.protocol = {
+            'binding': 'HTTP+JSON',
+            'version': '1.0',
+            'transport': f'{type(transport).__module__}.{type(transport).__name__}',
+            'url': chosen.url,
+            'advertisedVersion': chosen.protocol_version,
+        }
+        return transport
 
     def _pure_v10_transport(self, card: AgentCard, url: str, config: ClientConfig) -> JsonRpcTransport:
         jsonrpc = [i for i in card.supported_interfaces if i.protocol_binding == 'JSONRPC']
@@ -496,6 +520,8 @@ class Peer:
         return {'result': result_view(result)}
 
     async def scenario_version_unsupported(self) -> dict[str, Any]:
+        if self.binding == 'rest':
+            return await self.version_unsupported_rest()
         url = self.protocol.get('url') or self.base
         body = {
             'jsonrpc': '2.0',
@@ -517,11 +543,35 @@ class Peer:
             else None,
         }
 
+    async def version_unsupported_rest(self) -> dict[str, Any]:
+        url = (self.protocol.get('url') or self.base).rstrip('/')
+        response = await self.http.get(
+            f'{url}/tasks/no-such-task-{uuid.uuid4()}', headers={'A2A-Version': '99.0'}
+        )
+        try:
+            payload: Any = response.json()
+        except ValueError:
+            payload = response.text
+        error = payload.get('error') if isinstance(payload, dict) else None
+        details = (error or {}).get('details') or []
+        reasons = [d.get('reason') for d in details if isinstance(d, dict)]
+        kind = A2A_REASON_TO_ERROR.get(reasons[0]) if reasons else None
+        return {
+            'httpStatus': response.status_code,
+            # The REST error's details are the JSON-RPC error's data; the checks read them there.
+            'body': {'error': {'data': details}},
+            'error': {
+                'type': 'HTTP+JSON',
+                'code': JSON_RPC_ERROR_CODE_MAP.get(kind) if kind else None,
+                'message': (error or {}).get('message'),
+            },
+        }
 
-async def main_async(base: str, names: list[str]) -> dict[str, Any]:
-    peer = Peer(base)
+async def main_async(base: str, names: list[str], binding: str) -> dict[str, Any]:
+    peer = Peer(base, binding)
     document: dict[str, Any] = {
         'client': '1.0',
+        'binding': binding,
         'sdk': f'a2a-sdk {dist_version("a2a-sdk")}',
         'base': base,
     }
@@ -545,13 +595,14 @@ async def main_async(base: str, names: list[str]) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--base', required=True)
+    parser.add_argument('--binding', choices=['jsonrpc', 'rest'], default='jsonrpc')
     parser.add_argument('scenarios', nargs='+')
     args = parser.parse_args()
     names = c.SCENARIOS if args.scenarios == ['all'] else args.scenarios
     unknown = [n for n in names if n not in c.SCENARIOS]
     if unknown:
         parser.error(f'unknown scenarios: {unknown}')
-    c.emit(asyncio.run(main_async(args.base, names)))
+    c.emit(asyncio.run(main_async(args.base, names, args.binding)))
 
 
 if __name__ == '__main__':

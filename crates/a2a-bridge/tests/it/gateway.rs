@@ -122,6 +122,18 @@ fn client() -> reqwest::Client {
     reqwest::Client::builder().no_proxy().build().unwrap()
 }
 
+/// A 1.0 HTTP+JSON send to the route at `base`, which must succeed.
+async fn send_rest_1_0(base: &str) {
+    let response = client()
+        .post(format!("{base}/message:send"))
+        .header("A2A-Version", "1.0")
+        .json(&json!({"message": {"messageId": "m-r", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+}
+
 async fn send_1_0(url: &str, headers: &[(&str, &str)]) -> Value {
     let mut request = client()
         .post(url)
@@ -316,10 +328,31 @@ async fn metrics_move_when_traffic_flows() {
         .unwrap();
     assert_eq!(failed["error"]["code"], -32601, "{failed}");
 
+    // The same operation over HTTP+JSON is counted under its own binding.
+    send_rest_1_0(&format!("http://{}/echo", running.addr)).await;
+
     let (_, after) = get(metrics_url).await;
     assert_eq!(
-        sample(&after, "a2a_bridge_requests_total", &labels),
+        sample(
+            &after,
+            "a2a_bridge_requests_total",
+            &[&labels[..], &["binding=\"jsonrpc\""]].concat()
+        ),
         Some(3.0),
+        "{after}"
+    );
+    assert_eq!(
+        sample(
+            &after,
+            "a2a_bridge_requests_total",
+            &[
+                "route=\"echo\"",
+                "binding=\"http_json\"",
+                "method=\"send_message\"",
+                "code=\"ok\""
+            ]
+        ),
+        Some(1.0),
         "{after}"
     );
     assert_eq!(
@@ -341,7 +374,8 @@ async fn metrics_move_when_traffic_flows() {
                 "status=\"200\""
             ]
         ),
-        Some(3.0),
+        // Three JSON-RPC sends and one HTTP+JSON send, each one exchange with the agent.
+        Some(4.0),
         "{after}"
     );
     assert_eq!(

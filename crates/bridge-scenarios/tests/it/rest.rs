@@ -1,0 +1,205 @@
+//! HTTP+JSON (1.0 REST) callers through the same pipeline: paths, answers, errors with their
+//! HTTP status, and streams of bare events.
+
+use bridge_scenarios::{Answer, Received, bridge, call, sse};
+use serde_json::{Value, json};
+
+use super::{V1, card_v03, card_v10, ok, task_v03, upstream};
+
+fn status_and_body(got: &Received) -> (u16, Value) {
+    match got {
+        Received::Full { status, body, .. } => (*status, body.clone()),
+        Received::Stream { .. } => panic!("expected a complete response, got {got:#?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_rest_get_reaches_a_0_3_json_rpc_agent_and_comes_back_as_a_bare_1_0_task() {
+    let agent = upstream(card_v03(), |_, body| ok(&body["id"], task_v03("completed")));
+    let b = bridge(agent.clone(), |_| {});
+    let got = call(&b, http::Method::GET, "/tasks/t-1", &[V1], "").await;
+    let (status, body) = status_and_body(&got);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["id"], "t-1");
+    assert_eq!(body["status"]["state"], "TASK_STATE_COMPLETED");
+    let Received::Full { headers, .. } = &got else {
+        unreachable!()
+    };
+    assert_eq!(headers["content-type"], "application/a2a+json");
+    let calls = agent.calls();
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert_eq!(calls[0]["method"], "tasks/get");
+    assert_eq!(calls[0]["params"]["id"], "t-1");
+    assert!(
+        calls[0]["id"].is_string(),
+        "the upstream gets an id of the bridge's own: {calls:?}"
+    );
+}
+
+#[tokio::test]
+async fn rest_errors_carry_the_status_their_binding_gives_them_and_a_google_rpc_status() {
+    let agent = upstream(card_v03(), |_, body| {
+        super::fail(&body["id"], -32001, "Task not found")
+    });
+    let b = bridge(agent, |_| {});
+    let (status, body) =
+        status_and_body(&call(&b, http::Method::GET, "/tasks/t-9", &[V1], "").await);
+    assert_eq!(status, 404);
+    assert_eq!(body["error"]["code"], 404);
+    assert_eq!(body["error"]["status"], "NOT_FOUND");
+    assert_eq!(body["error"]["details"][0]["reason"], "TASK_NOT_FOUND");
+
+    // A path under the wrong method: 405 with Allow, never forwarded.
+    let got = call(&b, http::Method::DELETE, "/message:send", &[V1], "").await;
+    let Received::Full {
+        status,
+        headers,
+        body,
+    } = &got
+    else {
+        panic!("{got:#?}")
+    };
+    assert_eq!(*status, 405);
+    assert_eq!(headers["allow"], "POST");
+    assert_eq!(body["error"]["code"], 405);
+
+    // A query value of the wrong type, and a body of the wrong shape: 400 naming it.
+    let (status, body) = status_and_body(
+        &call(
+            &b,
+            http::Method::GET,
+            "/tasks/t-1?historyLength=many",
+            &[V1],
+            "",
+        )
+        .await,
+    );
+    assert_eq!(
+        (status, body["error"]["status"].as_str()),
+        (400, Some("INVALID_ARGUMENT"))
+    );
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("historyLength"),
+        "{body}"
+    );
+    let (status, body) = status_and_body(
+        &call(
+            &b,
+            http::Method::POST,
+            "/message:send",
+            &[V1],
+            r#"{"message":5}"#,
+        )
+        .await,
+    );
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["error"]["details"][0]["reason"], "INVALID_PARAMS");
+    let (status, body) = status_and_body(
+        &call(
+            &b,
+            http::Method::POST,
+            "/message:send",
+            &[V1, ("content-type", "text/plain")],
+            "hi",
+        )
+        .await,
+    );
+    assert_eq!(
+        (status, body["error"]["details"][0]["reason"].as_str()),
+        (400, Some("CONTENT_TYPE_NOT_SUPPORTED"))
+    );
+
+    // A version that disagrees with the path: VersionNotSupported in REST form.
+    let (status, body) = status_and_body(
+        &call(
+            &b,
+            http::Method::GET,
+            "/tasks/t-1",
+            &[("A2A-Version", "0.3")],
+            "",
+        )
+        .await,
+    );
+    assert_eq!(status, 400);
+    assert_eq!(
+        body["error"]["details"][0]["reason"],
+        "VERSION_NOT_SUPPORTED"
+    );
+}
+
+#[tokio::test]
+async fn a_rest_stream_carries_bare_events_and_ends_a_failure_with_an_error_event() {
+    let agent = upstream(card_v10(), |_, body| {
+        let id = &body["id"];
+        Answer::ChunksThenFail(vec![sse(&json!({"jsonrpc": "2.0", "id": id, "result": {
+            "task": {"id": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_WORKING"}}
+        }}))])
+    });
+    let b = bridge(agent, |_| {});
+    let body = r#"{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[{"text":"hi"}]}}"#;
+    let got = call(&b, http::Method::POST, "/message:stream", &[V1], body).await;
+    let events = got.events();
+    assert_eq!(events.len(), 2, "{events:#?}");
+    assert_eq!(
+        events[0]["task"]["id"], "t-1",
+        "no JSON-RPC envelope: {events:#?}"
+    );
+    assert!(events[0].get("jsonrpc").is_none());
+    assert_eq!(events[1]["error"]["status"], "INTERNAL", "{events:#?}");
+
+    // Refused before any event: a plain error with its status, not a stream.
+    let refusing = upstream(card_v10(), |_, body| {
+        super::fail(&body["id"], -32001, "Task not found")
+    });
+    let b = bridge(refusing, |_| {});
+    let got = call(&b, http::Method::POST, "/tasks/t-1:subscribe", &[V1], "").await;
+    let (status, body) = status_and_body(&got);
+    assert_eq!(
+        (status, body["error"]["details"][0]["reason"].as_str()),
+        (404, Some("TASK_NOT_FOUND"))
+    );
+}
+
+#[tokio::test]
+async fn rest_paths_are_read_below_the_route_prefix_and_json_rpc_keeps_every_other_path() {
+    let agent = upstream(card_v03(), |_, body| ok(&body["id"], task_v03("working")));
+    let b = bridge(agent, |s| s.prefix = "/weather".to_owned());
+    let (status, body) =
+        status_and_body(&call(&b, http::Method::GET, "/weather/acme/tasks/t-1", &[V1], "").await);
+    assert_eq!((status, body["id"].as_str()), (200, Some("t-1")));
+    // Outside the prefix a REST-looking path is not REST; a POST there is still JSON-RPC.
+    let rpc = json!({"jsonrpc": "2.0", "id": 4, "method": "tasks/get", "params": {"id": "t-1"}});
+    let got = call(&b, http::Method::POST, "/weather", &[], &rpc.to_string()).await;
+    assert_eq!(got.body()["result"]["id"], "t-1");
+}
+
+#[tokio::test]
+async fn the_card_lists_the_1_0_rest_interface_after_json_rpc() {
+    let agent = upstream(card_v03(), |_, _| Answer::Refused);
+    let b = bridge(agent, |_| {});
+    let got = call(
+        &b,
+        http::Method::GET,
+        "/.well-known/agent-card.json",
+        &[V1],
+        "",
+    )
+    .await;
+    let interfaces: Vec<_> = got.body()["supportedInterfaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| (i["protocolBinding"].clone(), i["protocolVersion"].clone()))
+        .collect();
+    assert_eq!(
+        interfaces,
+        [
+            (json!("JSONRPC"), json!("1.0")),
+            (json!("JSONRPC"), json!("0.3")),
+            (json!("HTTP+JSON"), json!("1.0"))
+        ]
+    );
+}

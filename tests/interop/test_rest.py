@@ -1,0 +1,35 @@
+"""The official a2a-sdk 1.3.0 client forced onto HTTP+JSON (its pure 1.0 `RestTransport`),
+through the bridge, to the JSON-RPC agents of both revisions: a REST client reaches a 0.3
+JSON-RPC agent and a 1.0 JSON-RPC agent, every scenario of the JSON-RPC suite.
+
+The client proves which transport it used (`check_protocol`) and every request it made is a 1.0
+REST path with `A2A-Version: 1.0` (`check_wire`). Without the bridge the REST client finds no
+HTTP+JSON interface on either agent's card, shown by the last test.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import interop_checks as checks
+from conftest import REVISIONS
+
+SCENARIOS = [s for s in checks.CHECKS if checks.applies(s, '1.0')]
+
+
+@pytest.mark.parametrize('agent', REVISIONS, ids=lambda r: f'agent{r}-jsonrpc')
+@pytest.mark.parametrize('scenario', SCENARIOS)
+def test_a_1_0_rest_client_reaches_a_json_rpc_agent_through_the_bridge(observe, agent, scenario):
+    obs = observe('1.0', agent, 'bridge', 'rest')
+    try:
+        checks.check(obs, scenario)
+    except AssertionError as failure:
+        raise AssertionError(f'{failure}\n--- bridge output (tail) ---\n{obs.logs}') from None
+
+
+@pytest.mark.parametrize('agent', REVISIONS, ids=lambda r: f'agent{r}-jsonrpc')
+def test_without_the_bridge_a_rest_client_finds_no_rest_interface_on_a_json_rpc_agent(observe, agent):
+    obs = observe('1.0', agent, 'direct', 'rest')
+    # The agents' cards list JSON-RPC only: the SDK's client factory finds no transport to use.
+    error = obs.document.get('discoveryError') or {}
+    assert 'no compatible transports' in str(error.get('message')), checks.show(obs.document)
