@@ -105,9 +105,14 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_agent(revision: str, logs: Path) -> Peer:
-    name = f'agent-{revision}'
+def start_agent(key: str, logs: Path) -> Peer:
+    """The agent `key` names: a revision (`0.3`, `1.0`: JSON-RPC agents), or a revision and a
+    binding (`1.0-rest`: the 1.0 agent serving HTTP+JSON only)."""
+    revision, _, binding = key.partition('-')
+    name = f'agent-{key}'
     argv = [str(PYTHON[revision]), str(AGENT_SCRIPT[revision]), '--port', '0']
+    if binding:
+        argv += ['--binding', binding]
     process, stdout, stderr = spawn(name, argv, logs)
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:

@@ -63,14 +63,15 @@ pub async fn check_card(url: &str, public_url: &str, out: &mut impl Write) -> Re
         .await
         .map_err(|e| format!("reading {url}: {e}"))?;
     let codecs = codecs();
-    let (card, revision, call_url) =
-        bridge_app::card::read_upstream_card(&body, &codecs, None, &base)
-            .map_err(|e| format!("{url}: {e}"))?;
+    let (card, endpoint) = bridge_app::card::read_upstream_card(&body, &codecs, None, None, &base)
+        .map_err(|e| format!("{url}: {e}"))?;
+    let (revision, call_url) = (endpoint.revision, endpoint.url);
     let io = |e: std::io::Error| e.to_string();
     writeln!(out, "card: {url}").map_err(io)?;
     writeln!(
         out,
-        "the bridge would call the agent in A2A {revision} at {call_url}"
+        "the bridge would call the agent in A2A {revision} over {} at {call_url}",
+        endpoint.binding.as_str()
     )
     .map_err(io)?;
     let presented = bridge_app::card::present(

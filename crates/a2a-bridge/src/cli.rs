@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 use bridge_app::settings::CardView;
 
-use crate::config::Config;
+use crate::config::{BindingChoice, Config};
 
 /// Translates between A2A 0.3 and A2A 1.0, in front of one agent.
 #[derive(Debug, Clone, clap::Parser)]
@@ -43,6 +43,10 @@ pub struct Cli {
     /// The operations listener for /metrics, /healthz and /readyz (overrides `admin`).
     #[arg(long, value_name = "ADDR")]
     pub admin: Option<SocketAddr>,
+
+    /// The binding the agent is called over (overrides `upstream.binding`).
+    #[arg(long, value_enum, value_name = "BINDING")]
+    pub upstream_binding: Option<BindingArg>,
 
     /// The card served to callers that send no A2A-Version header (overrides `card.view`).
     #[arg(long, value_enum, value_name = "VIEW")]
@@ -101,6 +105,30 @@ impl From<RevisionArg> for bridge_ir::Revision {
         match value {
             RevisionArg::V0_3 => Self::V0_3,
             RevisionArg::V1_0 => Self::V1_0,
+        }
+    }
+}
+
+/// An upstream binding named on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BindingArg {
+    /// From the agent's card: JSON-RPC when offered, else HTTP+JSON.
+    #[value(name = "auto")]
+    Auto,
+    /// JSON-RPC.
+    #[value(name = "jsonrpc")]
+    JsonRpc,
+    /// HTTP+JSON (REST).
+    #[value(name = "rest")]
+    Rest,
+}
+
+impl From<BindingArg> for BindingChoice {
+    fn from(value: BindingArg) -> Self {
+        match value {
+            BindingArg::Auto => Self::Auto,
+            BindingArg::JsonRpc => Self::JsonRpc,
+            BindingArg::Rest => Self::Rest,
         }
     }
 }
@@ -182,6 +210,9 @@ impl Cli {
         }
         if let Some(admin) = self.admin {
             config.admin = Some(admin);
+        }
+        if let Some(binding) = self.upstream_binding {
+            config.upstream.binding = binding.into();
         }
         if let Some(view) = self.card_view {
             config.card.view = view.into();

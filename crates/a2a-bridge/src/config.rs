@@ -23,7 +23,7 @@ use bridge_app::Settings;
 use bridge_app::settings::{
     CardView, InboundAuth, Limits, Negotiation, Timeouts, UpstreamSettings, Validation,
 };
-use bridge_ir::Revision;
+use bridge_ir::{Binding, Revision};
 use bridge_server::{ServerConfig, TlsFiles};
 use bridge_upstream::ClientSettings;
 use http::{HeaderMap, HeaderName, HeaderValue};
@@ -235,6 +235,8 @@ pub struct UpstreamSection {
     pub card_url: Option<String>,
     /// The agent's revision.
     pub revision: RevisionChoice,
+    /// The binding the agent is called over.
+    pub binding: BindingChoice,
     /// How often the card is re-read when its `Cache-Control` gives no `max-age`.
     #[serde(deserialize_with = "duration")]
     pub card_refresh: Duration,
@@ -255,6 +257,7 @@ impl Default for UpstreamSection {
             url: None,
             card_url: None,
             revision: RevisionChoice::Auto,
+            binding: BindingChoice::Auto,
             card_refresh: Settings::new("", "").upstream.card_refresh,
             task_poll_interval: Settings::new("", "").upstream.task_poll_interval,
             pool_idle_timeout: ClientSettings::default().pool_idle_timeout,
@@ -276,6 +279,33 @@ pub enum RevisionChoice {
     /// The agent speaks 1.0.
     #[serde(rename = "1.0")]
     V1_0,
+}
+
+/// `binding = "auto" | "jsonrpc" | "rest"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+pub enum BindingChoice {
+    /// From the agent's card: JSON-RPC when offered, else HTTP+JSON.
+    #[default]
+    #[serde(rename = "auto")]
+    Auto,
+    /// JSON-RPC.
+    #[serde(rename = "jsonrpc")]
+    JsonRpc,
+    /// HTTP+JSON (REST).
+    #[serde(rename = "rest")]
+    Rest,
+}
+
+impl BindingChoice {
+    /// The binding it pins, or `None` for `auto`.
+    #[must_use]
+    pub const fn pinned(self) -> Option<Binding> {
+        match self {
+            Self::Auto => None,
+            Self::JsonRpc => Some(Binding::JsonRpc),
+            Self::Rest => Some(Binding::HttpJson),
+        }
+    }
 }
 
 /// `[negotiation]`.
@@ -665,6 +695,7 @@ impl Config {
                     RevisionChoice::V0_3 => Some(Revision::V0_3),
                     RevisionChoice::V1_0 => Some(Revision::V1_0),
                 },
+                binding: upstream.binding.pinned(),
                 card_refresh: upstream.card_refresh,
                 task_poll_interval: upstream.task_poll_interval,
             },

@@ -271,9 +271,9 @@ impl Handler for Gateway {
                 span.record("binding", info.binding.label());
                 if let Some(upstream) = info.upstream {
                     span.record("upstream", upstream.as_str());
-                    // Every upstream is called over JSON-RPC until outbound adapters for the
-                    // other bindings exist.
-                    span.record("upstream_binding", bridge_ir::Binding::JsonRpc.label());
+                }
+                if let Some(binding) = info.upstream_binding {
+                    span.record("upstream_binding", binding.label());
                 }
             }
             span.record("method", labels.method.as_str());

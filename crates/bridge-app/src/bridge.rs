@@ -82,6 +82,8 @@ pub struct CallInfo {
     pub method: Option<Operation>,
     /// The upstream's revision, once known.
     pub upstream: Option<Revision>,
+    /// The binding the upstream is called over, once known.
+    pub upstream_binding: Option<Binding>,
     /// The A2A error code of the answer (its JSON-RPC code); `None` for a result or an opened
     /// stream.
     pub error_code: Option<i64>,
@@ -246,17 +248,24 @@ impl Bridge {
         let body = crate::pipeline::collect(response.body, self.settings.limits.card)
             .await
             .map_err(|e| format!("reading the agent card from {url}: {e}"))?;
-        let (card, revision, call_url) = card::read_upstream_card(
+        let (card, endpoint) = card::read_upstream_card(
             &body,
             &self.codecs,
             self.settings.upstream.revision,
+            self.settings.upstream.binding,
             &self.settings.upstream.url,
         )
         .map_err(|e| format!("{url}: {e}"))?;
-        tracing::info!(%url, %revision, %call_url, "upstream agent card loaded");
+        let card::UpstreamEndpoint {
+            revision,
+            binding,
+            url: call_url,
+        } = endpoint;
+        tracing::info!(%url, %revision, binding = binding.label(), %call_url, "upstream agent card loaded");
         self.cards.set(CachedCard {
             card,
             revision,
+            binding,
             call_url,
             etag,
             fetched_at: std::time::SystemTime::now(),

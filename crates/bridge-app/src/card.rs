@@ -39,7 +39,9 @@ pub struct CachedCard {
     pub card: AgentCard,
     /// The revision calls to the upstream are made in.
     pub revision: Revision,
-    /// The upstream JSON-RPC endpoint for that revision.
+    /// The binding calls to the upstream are made over.
+    pub binding: Binding,
+    /// The upstream endpoint for that revision and binding.
     pub call_url: String,
     /// The upstream's `ETag`, for conditional refreshes.
     pub etag: Option<http::HeaderValue>,
@@ -85,12 +87,24 @@ struct Peek {
     supported_interfaces: Option<serde::de::IgnoredAny>,
 }
 
-/// Decodes an upstream card of either revision and decides which revision to call it in.
+/// How the bridge calls the upstream: the revision, the binding and the endpoint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpstreamEndpoint {
+    /// The revision calls are made in.
+    pub revision: Revision,
+    /// The binding calls are made over.
+    pub binding: Binding,
+    /// The interface URL (for JSON-RPC the endpoint, for HTTP+JSON the base of its paths).
+    pub url: String,
+}
+
+/// Decodes an upstream card of either revision and decides how to call it.
 ///
 /// A card with `supportedInterfaces` is read as 1.0 (a hybrid card from an SDK compat layer
-/// included), any other as 0.3. The upstream is called in `pinned` when given, else in 1.0 when
-/// the card lists a 1.x JSON-RPC interface, else in 0.3. The call URL is that interface's URL,
-/// or `fallback_url` when the card lists none for the revision.
+/// included), any other as 0.3. The revision is `pinned` when given, else 1.0 when the card lists
+/// a 1.x interface of a binding the bridge calls, else 0.3. The binding is `binding` when given,
+/// else JSON-RPC when the card offers it in that revision, else HTTP+JSON when it offers that
+/// and `codecs` has the revision's HTTP+JSON codec, else JSON-RPC at `fallback_url`.
 ///
 /// # Errors
 ///
@@ -99,8 +113,9 @@ pub fn read_upstream_card(
     body: &[u8],
     codecs: &Codecs,
     pinned: Option<Revision>,
+    binding: Option<Binding>,
     fallback_url: &str,
-) -> Result<(AgentCard, Revision, String), String> {
+) -> Result<(AgentCard, UpstreamEndpoint), String> {
     let peek: Peek = serde_json::from_slice(body)
         .map_err(|e| format!("the agent card is not a JSON object: {e}"))?;
     let (codec, written_in) = if peek.supported_interfaces.is_some() {
@@ -111,24 +126,47 @@ pub fn read_upstream_card(
     let card = codec
         .decode_card(body)
         .map_err(|e| format!("the agent card is not a valid A2A {written_in} card: {e}"))?;
-    let jsonrpc_in = |revision: Revision| {
+    let callable = |b: Binding, revision: Revision| match b {
+        Binding::JsonRpc => true,
+        Binding::HttpJson => codecs.rest_of(revision).is_some(),
+        Binding::Grpc => false,
+    };
+    let offered = |b: Binding, revision: Revision| {
         card.interfaces.iter().find(|i| {
-            Binding::from_name(&i.binding) == Some(Binding::JsonRpc)
+            Binding::from_name(&i.binding) == Some(b)
                 && interface_revision(i) == Some(revision)
+                && (i.url.starts_with("http://") || i.url.starts_with("https://"))
         })
     };
+    let bindings = [Binding::JsonRpc, Binding::HttpJson];
     let revision = pinned.unwrap_or_else(|| {
-        if jsonrpc_in(Revision::V1_0).is_some() {
+        let any_1_0 = bindings
+            .into_iter()
+            .filter(|b| binding.is_none_or(|pinned| pinned == *b))
+            .any(|b| callable(b, Revision::V1_0) && offered(b, Revision::V1_0).is_some());
+        if any_1_0 {
             Revision::V1_0
         } else {
             Revision::V0_3
         }
     });
-    let call_url = jsonrpc_in(revision)
-        .map(|i| i.url.clone())
-        .filter(|url| url.starts_with("http://") || url.starts_with("https://"))
-        .unwrap_or_else(|| fallback_url.to_owned());
-    Ok((card, revision, call_url))
+    let chosen = match binding {
+        Some(pinned) => offered(pinned, revision).map(|i| (pinned, i.url.clone())),
+        None => bindings
+            .into_iter()
+            .filter(|b| callable(*b, revision))
+            .find_map(|b| offered(b, revision).map(|i| (b, i.url.clone()))),
+    };
+    let (binding, url) =
+        chosen.unwrap_or_else(|| (binding.unwrap_or(Binding::JsonRpc), fallback_url.to_owned()));
+    Ok((
+        card,
+        UpstreamEndpoint {
+            revision,
+            binding,
+            url,
+        },
+    ))
 }
 
 /// The revision an interface speaks; an empty version is 0.3 (the 0.3 card had none).

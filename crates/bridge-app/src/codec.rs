@@ -235,4 +235,47 @@ pub trait RestCodec: Send + Sync + std::fmt::Debug {
     /// HTTP layer decided it (405 for a path under the wrong method, 401 for a missing
     /// credential).
     fn encode_error(&self, error: RpcError, status: Option<u16>) -> RestError;
+
+    /// Encodes a call toward an agent served over HTTP+JSON: HTTP method, path below the
+    /// interface URL (with its tenant), query string and body.
+    ///
+    /// # Errors
+    ///
+    /// [`EncodeError::MethodUnsupported`] when the revision has no such operation.
+    fn encode_request(&self, call: Call) -> Result<RestRequest, EncodeError>;
+
+    /// Decodes an agent's successful unary answer to `method`.
+    ///
+    /// # Errors
+    ///
+    /// [`DecodeError`] when the body is not what `method` answers in this revision.
+    fn decode_result(&self, method: Method, body: &[u8]) -> Result<Reply, DecodeError>;
+
+    /// Decodes the data of one SSE event of an agent's stream.
+    ///
+    /// # Errors
+    ///
+    /// [`DecodeError`] when it is not a stream event of this revision.
+    fn decode_event(&self, data: &[u8]) -> Result<StreamEvent, DecodeError>;
+
+    /// Decodes an agent's error answer (an HTTP status outside 2xx, or an `error` SSE event's
+    /// data).
+    ///
+    /// # Errors
+    ///
+    /// [`DecodeError`] when the body is not this revision's HTTP+JSON error.
+    fn decode_error(&self, status: u16, body: &[u8]) -> Result<RpcError, DecodeError>;
+}
+
+/// A call as an HTTP+JSON request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RestRequest {
+    /// The HTTP method.
+    pub method: http::Method,
+    /// The path below the interface URL, tenant included, percent-encoded.
+    pub path: String,
+    /// The query string, without `?`.
+    pub query: Option<String>,
+    /// The body (empty for GET and DELETE), and what the revision could not say.
+    pub body: Translated<Vec<u8>>,
 }

@@ -81,6 +81,7 @@ pub(crate) struct Context {
     pub method: Method,
     pub caller_headers: HeaderMap,
     pub upstream: Revision,
+    pub upstream_binding: Binding,
     pub call_url: String,
 }
 
@@ -95,12 +96,14 @@ pub(crate) async fn rpc(bridge: &Arc<Bridge>, request: InboundRequest) -> Inboun
     if let Some(info) = extensions.get_mut::<CallInfo>() {
         info.method = info.method.or(seen.method);
         info.upstream = info.upstream.or(seen.upstream);
+        info.upstream_binding = info.upstream_binding.or(seen.upstream_binding);
     } else if let Some(caller) = seen.caller {
         extensions.insert(CallInfo {
             caller,
             binding: Binding::JsonRpc,
             method: seen.method,
             upstream: seen.upstream,
+            upstream_binding: seen.upstream_binding,
             error_code: None,
         });
     }
@@ -148,6 +151,7 @@ pub(crate) struct Seen {
     pub caller: Option<Revision>,
     pub method: Option<Method>,
     pub upstream: Option<Revision>,
+    pub upstream_binding: Option<Binding>,
 }
 
 /// Whether the request carries one of the configured credentials.
@@ -489,12 +493,18 @@ pub(crate) async fn serve(
     headers: HeaderMap,
     seen: &mut Seen,
 ) -> InboundResponse {
-    let (upstream, call_url, card) = match bridge.upstream_card().await {
-        Ok(card) => (card.revision, card.call_url.clone(), Some(card)),
+    let (upstream, upstream_binding, call_url, card) = match bridge.upstream_card().await {
+        Ok(card) => (
+            card.revision,
+            card.binding,
+            card.call_url.clone(),
+            Some(card),
+        ),
         Err(why) => match bridge.settings.upstream.revision {
             Some(pinned) => {
                 tracing::warn!(%why, "no upstream card; forwarding unvalidated to the pinned revision");
-                (pinned, bridge.settings.upstream.url.clone(), None)
+                let binding = bridge.settings.upstream.binding.unwrap_or(Binding::JsonRpc);
+                (pinned, binding, bridge.settings.upstream.url.clone(), None)
             }
             None => {
                 return refuse_as(
@@ -511,6 +521,7 @@ pub(crate) async fn serve(
         },
     };
     seen.upstream = Some(upstream);
+    seen.upstream_binding = Some(upstream_binding);
     let context = Context {
         id: caller.id,
         caller: caller.revision,
@@ -518,6 +529,7 @@ pub(crate) async fn serve(
         method: caller.method,
         caller_headers: without_gateway_credentials(bridge.settings.auth.as_ref(), headers),
         upstream,
+        upstream_binding,
         call_url,
     };
     if let Some(card) = &card
@@ -681,6 +693,68 @@ pub(crate) async fn send(
     call: Call,
     deadline: Deadline,
 ) -> Result<UpstreamResponse, RpcError> {
+    let method = call.method();
+    let (http_method, url, body) = match context.upstream_binding {
+        Binding::HttpJson => rest_request(bridge, context, call)?,
+        Binding::JsonRpc | Binding::Grpc => jsonrpc_request(bridge, context, call)?,
+    };
+    let streaming = matches!(deadline, Deadline::Stream { .. });
+    let headers =
+        crate::headers::toward_upstream(&context.caller_headers, context.upstream, streaming);
+    let started = std::time::Instant::now();
+    let result = bridge
+        .upstream
+        .send(UpstreamRequest {
+            method: http_method,
+            url,
+            headers,
+            body: Bytes::from(body),
+            deadline,
+        })
+        .await;
+    bridge.observer.upstream_exchange(
+        method,
+        result.as_ref().ok().map(|r| r.status.as_u16()),
+        started.elapsed(),
+    );
+    result.map_err(|e| upstream_failure(&e))
+}
+
+/// A call as the upstream's HTTP+JSON request: method, URL and body.
+fn rest_request(
+    bridge: &Bridge,
+    context: &Context,
+    call: Call,
+) -> Result<(http::Method, String, Vec<u8>), RpcError> {
+    let method = call.method();
+    let codec = bridge
+        .codecs
+        .rest_of(context.upstream)
+        .ok_or_else(no_rest_codec)?;
+    let request = match codec.encode_request(call) {
+        Ok(request) => request,
+        Err(EncodeError::MethodUnsupported { .. }) => {
+            return Err(unsupported(context.upstream, method));
+        }
+        Err(EncodeError::Unrepresentable(why)) => {
+            return Err(RpcError::new(ErrorCode::InvalidParams, why));
+        }
+    };
+    observe(bridge, context.caller, context.upstream, &request.body);
+    let mut url = format!("{}{}", context.call_url.trim_end_matches('/'), request.path);
+    if let Some(query) = &request.query {
+        url.push('?');
+        url.push_str(query);
+    }
+    Ok((request.method, url, request.body.value))
+}
+
+/// A call as the upstream's JSON-RPC request: method, URL and body.
+fn jsonrpc_request(
+    bridge: &Bridge,
+    context: &Context,
+    call: Call,
+) -> Result<(http::Method, String, Vec<u8>), RpcError> {
     let codec = bridge.codecs.of(context.upstream);
     let method = call.method();
     let Some(name) = codec.method_name(method) else {
@@ -697,26 +771,7 @@ pub(crate) async fn send(
     };
     observe(bridge, context.caller, context.upstream, &params);
     let body = jsonrpc::write_request(&context.id, name, &params.value);
-    let streaming = matches!(deadline, Deadline::Stream { .. });
-    let headers =
-        crate::headers::toward_upstream(&context.caller_headers, context.upstream, streaming);
-    let started = std::time::Instant::now();
-    let result = bridge
-        .upstream
-        .send(UpstreamRequest {
-            method: http::Method::POST,
-            url: context.call_url.clone(),
-            headers,
-            body: Bytes::from(body),
-            deadline,
-        })
-        .await;
-    bridge.observer.upstream_exchange(
-        method,
-        result.as_ref().ok().map(|r| r.status.as_u16()),
-        started.elapsed(),
-    );
-    result.map_err(|e| upstream_failure(&e))
+    Ok((http::Method::POST, context.call_url.clone(), body))
 }
 
 fn unsupported(revision: Revision, method: Method) -> RpcError {
@@ -767,15 +822,78 @@ pub(crate) async fn forward(
         }
         Err(CollectError::Upstream(error)) => return (Err(upstream_failure(&error)), headers),
     };
-    let outcome = read_answer(
-        bridge.codecs.of(context.upstream).as_ref(),
-        context,
-        method,
-        status,
-        &headers,
-        &body,
-    );
+    let outcome = read_upstream_answer(bridge, context, method, status, &headers, &body);
     (outcome, headers)
+}
+
+/// Reads a unary upstream answer over the upstream's binding.
+pub(crate) fn read_upstream_answer(
+    bridge: &Bridge,
+    context: &Context,
+    method: Method,
+    status: StatusCode,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<Reply, RpcError> {
+    match context.upstream_binding {
+        Binding::HttpJson => read_rest_answer(bridge, context, method, status, headers, body),
+        Binding::JsonRpc | Binding::Grpc => read_answer(
+            bridge.codecs.of(context.upstream).as_ref(),
+            context,
+            method,
+            status,
+            headers,
+            body,
+        ),
+    }
+}
+
+/// Reads an HTTP+JSON upstream answer: a result under a 2xx status, the agent's error under any
+/// other, and `InvalidAgentResponse` naming what was wrong with either.
+fn read_rest_answer(
+    bridge: &Bridge,
+    context: &Context,
+    method: Method,
+    status: StatusCode,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<Reply, RpcError> {
+    let invalid = |why: String| RpcError::new(ErrorCode::InvalidAgentResponse, why);
+    let codec = bridge
+        .codecs
+        .rest_of(context.upstream)
+        .ok_or_else(no_rest_codec)?;
+    if status.is_redirection() {
+        let location = headers
+            .get(header::LOCATION)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("nowhere");
+        return Err(invalid(format!(
+            "the upstream answered HTTP {status} redirecting to {location}; the bridge does not follow redirects"
+        )));
+    }
+    if status.is_success() {
+        return codec.decode_result(method, body).map_err(|e| {
+            invalid(format!(
+                "the upstream answer to {} is not a valid A2A {} HTTP+JSON result: {e}",
+                method.label(),
+                context.upstream
+            ))
+        });
+    }
+    match codec.decode_error(status.as_u16(), body) {
+        Ok(error) => Err(error),
+        Err(why) => {
+            let content_type = headers
+                .get(header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("no content type");
+            Err(invalid(format!(
+                "the upstream answered HTTP {status} ({content_type}), not an A2A {} HTTP+JSON error: {why}",
+                context.upstream
+            )))
+        }
+    }
 }
 
 /// Reads a unary upstream answer.
@@ -920,6 +1038,7 @@ fn respond(
                 binding: context.binding,
                 method: Some(context.method),
                 upstream: Some(context.upstream),
+                upstream_binding: Some(context.upstream_binding),
                 error_code,
             });
             response
@@ -961,6 +1080,7 @@ fn rest_body(
         binding: Binding::HttpJson,
         method: Some(context.method),
         upstream: Some(context.upstream),
+        upstream_binding: Some(context.upstream_binding),
         error_code: None,
     });
     Ok(response)
@@ -1041,6 +1161,7 @@ pub(crate) fn rest_error_with_status(
         binding: Binding::HttpJson,
         method: None,
         upstream: None,
+        upstream_binding: None,
         error_code: Some(code),
     });
     InboundResponse::Full(response)
@@ -1098,6 +1219,7 @@ pub(crate) fn error_response(
         binding: Binding::JsonRpc,
         method: None,
         upstream: None,
+        upstream_binding: None,
         error_code: Some(code),
     });
     InboundResponse::Full(response)

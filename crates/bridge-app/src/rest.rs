@@ -103,6 +103,7 @@ pub(crate) async fn serve(
     if let Some(info) = extensions.get_mut::<CallInfo>() {
         info.method = info.method.or(seen.method);
         info.upstream = info.upstream.or(seen.upstream);
+        info.upstream_binding = info.upstream_binding.or(seen.upstream_binding);
     }
     response
 }

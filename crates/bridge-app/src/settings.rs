@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use bridge_ir::Revision;
+use bridge_ir::{Binding, Revision};
 
 /// Everything the translation pipeline is configured by.
 #[derive(Debug, Clone, PartialEq)]
@@ -88,6 +88,9 @@ pub struct UpstreamSettings {
     pub revision: Option<Revision>,
     /// How often to re-read the card when its `Cache-Control` says nothing.
     pub card_refresh: Duration,
+    /// The binding the agent is called over; `None` picks it from the card (JSON-RPC when
+    /// offered, else HTTP+JSON).
+    pub binding: Option<Binding>,
     /// How often the bridge reads a task it follows for a subscriber, when the agent cannot
     /// keep the subscription open itself (see [`crate::stream`]).
     pub task_poll_interval: Duration,
@@ -192,6 +195,7 @@ impl Settings {
                 card_url: None,
                 revision: None,
                 card_refresh: Duration::from_mins(5),
+                binding: None,
                 task_poll_interval: Duration::from_millis(500),
             },
             card_view: CardView::Dual,

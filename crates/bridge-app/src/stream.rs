@@ -51,8 +51,8 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use bridge_ir::{
-    Artifact, Call, ErrorCode, GetTaskParams, Method, Reply, Revision, RpcError, StreamEvent, Task,
-    TaskArtifactUpdateEvent, TaskState, TaskStatus, TaskStatusUpdateEvent,
+    Artifact, Binding, Call, ErrorCode, GetTaskParams, Method, Reply, Revision, RpcError,
+    StreamEvent, Task, TaskArtifactUpdateEvent, TaskState, TaskStatus, TaskStatusUpdateEvent,
 };
 use bytes::Bytes;
 use futures_util::StreamExt;
@@ -164,6 +164,7 @@ pub(crate) async fn open(
         binding,
         method: Some(method),
         upstream: None,
+        upstream_binding: None,
         error_code: None,
     });
     InboundResponse::Stream {
@@ -210,8 +211,8 @@ async fn refusal_of(
     response: UpstreamResponse,
 ) -> RpcError {
     match pipeline::collect(response.body, bridge.settings.limits.upstream_body).await {
-        Ok(body) => match pipeline::read_answer(
-            bridge.codecs.of(context.upstream).as_ref(),
+        Ok(body) => match pipeline::read_upstream_answer(
+            bridge,
             context,
             method,
             response.status,
@@ -481,6 +482,36 @@ impl Translator {
         }
     }
 
+    /// The frames for one upstream SSE event of an HTTP+JSON stream: a bare event, or (named
+    /// `error`) the agent's error.
+    async fn rest_data(&mut self, event: &crate::sse::SseEvent) -> (Vec<Bytes>, bool) {
+        let upstream = self.context.upstream;
+        let Some(codec) = self.bridge.codecs.rest_of(upstream).cloned() else {
+            return (vec![self.error(no_stream())], false);
+        };
+        let invalid = |why: String| RpcError::new(ErrorCode::InvalidAgentResponse, why);
+        if event.event.as_deref() == Some("error") {
+            return match codec.decode_error(500, &event.data) {
+                Ok(error) => self.upstream_refused(error).await,
+                Err(e) => (
+                    vec![self.error(invalid(format!(
+                        "an upstream stream error is not a valid A2A {upstream} HTTP+JSON error: {e}"
+                    )))],
+                    false,
+                ),
+            };
+        }
+        match codec.decode_event(&event.data) {
+            Ok(event) => (self.event(event), false),
+            Err(e) => (
+                vec![self.error(invalid(format!(
+                    "an upstream stream event is not a valid A2A {upstream} event: {e}"
+                )))],
+                false,
+            ),
+        }
+    }
+
     /// The frames for one upstream SSE event's data.
     async fn data(&mut self, data: &[u8]) -> (Vec<Bytes>, bool) {
         let codec = Arc::clone(self.bridge.codecs.of(self.context.upstream));
@@ -676,7 +707,13 @@ impl State {
                     Some(Ok(chunk)) => match self.splitter.push(&chunk) {
                         Ok(events) => {
                             for event in events {
-                                let (frames, followed) = self.translator.data(&event.data).await;
+                                let (frames, followed) = if self.translator.context.upstream_binding
+                                    == Binding::HttpJson
+                                {
+                                    self.translator.rest_data(&event).await
+                                } else {
+                                    self.translator.data(&event.data).await
+                                };
                                 self.pending.extend(frames);
                                 if followed {
                                     self.source = Source::Follow;

@@ -18,7 +18,8 @@
 //! `ErrorInfo` the JSON-RPC `data` carries ([`STATUSES`]).
 
 use bridge_app::codec::{
-    DecodeError, EncodeError, JsonRpcCodec as _, RestCodec, RestError, RestRoute, RouteMiss,
+    DecodeError, EncodeError, JsonRpcCodec as _, RestCodec, RestError, RestRequest, RestRoute,
+    RouteMiss,
 };
 use bridge_ir::{Call, ErrorCode, Method, Reply, Revision, RpcError, StreamEvent, Translated};
 use serde::Serialize;
@@ -432,6 +433,27 @@ impl RestCodec for V10Rest {
         V10JsonRpc.encode_event(event)
     }
 
+    fn encode_request(&self, call: Call) -> Result<RestRequest, EncodeError> {
+        encode_call(call)
+    }
+
+    fn decode_result(&self, method: Method, body: &[u8]) -> Result<Reply, DecodeError> {
+        // A delete answers `{}` (a2a-sdk 1.3.0) or nothing; the JSON-RPC result is `null`.
+        if method == Method::DeletePushConfig && matches!(body.trim_ascii(), b"" | b"{}" | b"null")
+        {
+            return V10JsonRpc.decode_result(method, b"null");
+        }
+        V10JsonRpc.decode_result(method, body)
+    }
+
+    fn decode_event(&self, data: &[u8]) -> Result<StreamEvent, DecodeError> {
+        V10JsonRpc.decode_event(data)
+    }
+
+    fn decode_error(&self, status: u16, body: &[u8]) -> Result<RpcError, DecodeError> {
+        read_status(status, body)
+    }
+
     fn encode_error(&self, error: RpcError, status: Option<u16>) -> RestError {
         let (by_code, name) = status_of(error.code);
         let status = status.unwrap_or(by_code);
@@ -457,6 +479,120 @@ impl RestCodec for V10Rest {
             },
         }
     }
+}
+
+/// Percent-encodes a path segment or query value (everything but unreserved characters).
+fn escape(text: &str) -> String {
+    form_urlencoded::byte_serialize(text.as_bytes())
+        .collect::<String>()
+        .replace('+', "%20")
+}
+
+/// The path fields of `method`: the path parameter each fills (`{id}` or `{config}`) and the
+/// params member it comes from.
+fn path_fields(method: Method) -> &'static [(&'static str, &'static str)] {
+    match method {
+        Method::GetTask | Method::CancelTask | Method::SubscribeToTask => &[("{id}", "id")],
+        Method::CreatePushConfig | Method::ListPushConfigs => &[("{id}", "taskId")],
+        Method::GetPushConfig | Method::DeletePushConfig => {
+            &[("{id}", "taskId"), ("{config}", "id")]
+        }
+        _ => &[],
+    }
+}
+
+/// Writes a JSON value as a query value: strings as they are, numbers and booleans as text.
+fn query_value(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn encode_call(call: Call) -> Result<RestRequest, EncodeError> {
+    let method = call.method();
+    let row = path_of(method).ok_or(EncodeError::MethodUnsupported {
+        revision: Revision::V1_0,
+        method,
+    })?;
+    let encoded = V10JsonRpc.encode_params(call)?;
+    let mut params = match serde_json::from_slice::<Value>(&encoded.value) {
+        Ok(Value::Object(object)) => object,
+        _ => Map::new(),
+    };
+    let mut path = row.template.to_owned();
+    for (placeholder, field) in path_fields(method) {
+        let value = match params.get(*field) {
+            Some(Value::String(text)) => text.clone(),
+            _ => String::new(),
+        };
+        // A push config's `id` also names it in the body of a create; only get and delete
+        // take it out.
+        if *field != "taskId" || !matches!(method, Method::CreatePushConfig) {
+            params.remove(*field);
+        }
+        path = path.replace(placeholder, &escape(&value));
+    }
+    if let Some(Value::String(tenant)) = params.remove("tenant") {
+        path = format!("/{}{path}", escape(&tenant));
+    }
+    let verb = row.verbs.first().copied().unwrap_or("POST");
+    let (query, body) = if verb == "GET" || verb == "DELETE" {
+        let query: Vec<String> = params
+            .iter()
+            .filter(|(_, value)| !value.is_null())
+            .map(|(name, value)| format!("{}={}", escape(name), escape(&query_value(value))))
+            .collect();
+        ((!query.is_empty()).then(|| query.join("&")), Vec::new())
+    } else {
+        (None, serde_json::to_vec(&params).unwrap_or_default())
+    };
+    Ok(RestRequest {
+        method: http::Method::from_bytes(verb.as_bytes()).unwrap_or(http::Method::POST),
+        path,
+        query,
+        body: Translated {
+            value: body,
+            losses: encoded.losses,
+        },
+    })
+}
+
+/// Reads a `google.rpc.Status` error body into the JSON-RPC error the 1.0 codec reads.
+fn read_status(status: u16, body: &[u8]) -> Result<RpcError, DecodeError> {
+    let value: Value = serde_json::from_slice(body)
+        .map_err(|e| DecodeError::new(format!("an HTTP {status} error body is not JSON: {e}")))?;
+    let error = value
+        .get("error")
+        .and_then(Value::as_object)
+        .ok_or_else(|| {
+            DecodeError::new(format!("an HTTP {status} answer has no `error` object"))
+        })?;
+    let details = error
+        .get("details")
+        .cloned()
+        .unwrap_or(Value::Array(Vec::new()));
+    let reason = details.as_array().and_then(|entries| {
+        entries.iter().find_map(|entry| {
+            (entry.get("@type").and_then(Value::as_str)
+                == Some(crate::wire::error::ERROR_INFO_TYPE))
+            .then(|| entry.get("reason").and_then(Value::as_str))
+            .flatten()
+        })
+    });
+    let status = error
+        .get("code")
+        .and_then(Value::as_u64)
+        .and_then(|code| u16::try_from(code).ok())
+        .unwrap_or(status);
+    let code = code_of(status, reason);
+    let message = error
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let rpc = serde_json::json!({"code": code.code(), "message": message, "data": details});
+    let bytes = serde_json::to_vec(&rpc).map_err(DecodeError::from)?;
+    V10JsonRpc.decode_error(&bytes)
 }
 
 #[cfg(test)]

@@ -10,7 +10,11 @@ selects (see `behaviour.py`). The extended card is served through `GetExtendedAg
 The handler does not validate input modes (`validate_input_modes=False`): refusing an undeclared
 media type is the bridge's job in the interop suite, and a lax agent proves the bridge did it.
 
-Run: `python agent_v10.py --port N` (N = 0 picks a free port). Prints one line
+With `--binding rest` the agent serves the SDK's HTTP+JSON routes (`create_rest_routes`) instead
+of JSON-RPC, and its card offers only an `HTTP+JSON` interface: an agent the bridge must call
+over REST.
+
+Run: `python agent_v10.py --port N [--binding rest]` (N = 0 picks a free port). Prints one line
 `READY <base url>` once the socket listens, then serves until killed.
 """
 
@@ -26,7 +30,7 @@ import uvicorn
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
-from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes, create_rest_routes
 from a2a.server.tasks import (
     InMemoryPushNotificationConfigStore,
     InMemoryTaskStore,
@@ -149,7 +153,7 @@ class InteropExecutor(AgentExecutor):
         await updater.cancel()
 
 
-def build_cards(base_url: str) -> tuple[AgentCard, AgentCard]:
+def build_cards(base_url: str, binding: str = 'JSONRPC') -> tuple[AgentCard, AgentCard]:
     skill = AgentSkill(
         id=b.SKILL_ID,
         name='interop behaviours',
@@ -161,7 +165,7 @@ def build_cards(base_url: str) -> tuple[AgentCard, AgentCard]:
         description=b.AGENT_DESCRIPTION,
         version=b.AGENT_VERSION,
         supported_interfaces=[
-            AgentInterface(url=base_url, protocol_binding='JSONRPC', protocol_version='1.0')
+            AgentInterface(url=base_url, protocol_binding=binding, protocol_version='1.0')
         ],
         capabilities=AgentCapabilities(
             streaming=True, push_notifications=True, extended_agent_card=True
@@ -183,14 +187,15 @@ def build_cards(base_url: str) -> tuple[AgentCard, AgentCard]:
     return card, extended
 
 
-async def serve(port: int) -> None:
+async def serve(port: int, binding: str) -> None:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(('127.0.0.1', port))
     sock.listen(128)
     bound = sock.getsockname()[1]
     base_url = f'http://127.0.0.1:{bound}/'
-    card, extended = build_cards(base_url)
+    rest = binding == 'rest'
+    card, extended = build_cards(base_url.rstrip('/') if rest else base_url, 'HTTP+JSON' if rest else 'JSONRPC')
     handler = DefaultRequestHandler(
         agent_executor=InteropExecutor(),
         task_store=InMemoryTaskStore(),
@@ -199,10 +204,12 @@ async def serve(port: int) -> None:
         extended_agent_card=extended,
         validate_input_modes=False,
     )
-    routes = [
-        *create_agent_card_routes(card),
-        *create_jsonrpc_routes(handler, rpc_url='/', enable_v0_3_compat=False),
-    ]
+    served = (
+        create_rest_routes(handler, enable_v0_3_compat=False)
+        if rest
+        else create_jsonrpc_routes(handler, rpc_url='/', enable_v0_3_compat=False)
+    )
+    routes = [*create_agent_card_routes(card), *served]
     app = Starlette(routes=routes)
     server = uvicorn.Server(uvicorn.Config(app, log_level='warning', lifespan='off'))
     print(f'READY {base_url}', flush=True)
@@ -212,9 +219,10 @@ async def serve(port: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--port', type=int, default=0)
+    parser.add_argument('--binding', choices=['jsonrpc', 'rest'], default='jsonrpc')
     args = parser.parse_args()
     try:
-        asyncio.run(serve(args.port))
+        asyncio.run(serve(args.port, args.binding))
     except KeyboardInterrupt:
         sys.exit(0)
 

@@ -286,3 +286,35 @@ fn the_task_poll_interval_is_read_per_route() {
         )
     );
 }
+
+#[test]
+fn the_upstream_binding_is_read_from_the_file_and_the_flag_overrides_it() {
+    use bridge_ir::Binding;
+    let resolved = resolve("[upstream]\nurl = \"http://a\"\nbinding = \"rest\"\n").unwrap();
+    assert_eq!(
+        resolved.routes[0].settings.upstream.binding,
+        Some(Binding::HttpJson)
+    );
+    let resolved = resolve("[upstream]\nurl = \"http://a\"\n").unwrap();
+    assert_eq!(resolved.routes[0].settings.upstream.binding, None);
+    assert!(resolve("[upstream]\nurl = \"http://a\"\nbinding = \"soap\"\n").is_err());
+    for (flag, binding) in [
+        ("auto", None),
+        ("jsonrpc", Some(Binding::JsonRpc)),
+        ("rest", Some(Binding::HttpJson)),
+    ] {
+        let cli = Cli::try_parse_from([
+            "a2a-bridge",
+            "--upstream",
+            "http://127.0.0.1:9998",
+            "--upstream-binding",
+            flag,
+        ])
+        .unwrap();
+        let resolved = a2a_bridge::app::load(&cli).unwrap();
+        assert_eq!(
+            resolved.routes[0].settings.upstream.binding, binding,
+            "{flag}"
+        );
+    }
+}

@@ -203,3 +203,143 @@ async fn the_card_lists_the_1_0_rest_interface_after_json_rpc() {
         ]
     );
 }
+
+/// A 1.0 agent whose card offers only HTTP+JSON.
+fn rest_card() -> Value {
+    let mut card = card_v10();
+    card["supportedInterfaces"] = json!([
+        {"url": "http://agent/api", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}
+    ]);
+    card
+}
+
+/// An upstream serving `card` that records each request's method and URL and answers by
+/// `answer(method, url, body)`.
+fn rest_upstream(
+    card: Value,
+    answer: impl Fn(&str, &str, &[u8]) -> Answer + Send + Sync + 'static,
+) -> std::sync::Arc<bridge_scenarios::ScriptedUpstream> {
+    bridge_scenarios::ScriptedUpstream::new(std::sync::Arc::new(move |request| {
+        if request.url.ends_with("/.well-known/agent-card.json") {
+            return bridge_scenarios::json(&card);
+        }
+        answer(request.method.as_str(), &request.url, &request.body)
+    }))
+}
+
+#[tokio::test]
+async fn a_json_rpc_caller_reaches_an_agent_that_offers_only_http_json() {
+    let agent = rest_upstream(rest_card(), |_, url, _| {
+        if url.contains("/tasks/t-1") {
+            bridge_scenarios::json(&json!({"id": "t-1", "contextId": "c-1",
+                "status": {"state": "TASK_STATE_COMPLETED"}}))
+        } else {
+            Answer::Body(
+                404,
+                "application/json",
+                bytes::Bytes::from_static(
+                    br#"{"error":{"code":404,"status":"NOT_FOUND","message":"Task not found","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_FOUND","domain":"a2a-protocol.org"}]}}"#,
+                ),
+            )
+        }
+    });
+    let b = bridge(agent.clone(), |_| {});
+    let get = json!({"jsonrpc": "2.0", "id": 1, "method": "tasks/get",
+        "params": {"id": "t-1", "historyLength": 2}});
+    let got = call(&b, http::Method::POST, "/", &[], &get.to_string()).await;
+    assert_eq!(
+        got.body()["result"]["status"]["state"],
+        "completed",
+        "{got:#?}"
+    );
+    let sent: Vec<_> = agent
+        .requests()
+        .into_iter()
+        .filter(|r| !r.url.ends_with("agent-card.json"))
+        .map(|r| (r.method.to_string(), r.url))
+        .collect();
+    assert_eq!(
+        sent,
+        [(
+            "GET".to_owned(),
+            "http://agent/api/tasks/t-1?historyLength=2".to_owned()
+        )]
+    );
+    // The agent's REST error comes back as the JSON-RPC error it stands for.
+    let missing =
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {"id": "t-9"}});
+    let got = call(&b, http::Method::POST, "/", &[], &missing.to_string()).await;
+    assert_eq!(got.body()["error"]["code"], -32001, "{got:#?}");
+    assert_eq!(got.body()["error"]["message"], "Task not found");
+}
+
+#[tokio::test]
+async fn an_http_json_agents_stream_and_its_error_event_reach_a_0_3_caller() {
+    let agent = rest_upstream(rest_card(), |method, url, _| {
+        assert_eq!((method, url), ("POST", "http://agent/api/message:stream"));
+        Answer::Chunks(vec![
+            bytes::Bytes::from_static(
+                b"data: {\"task\":{\"id\":\"t-1\",\"contextId\":\"c-1\",\"status\":{\"state\":\"TASK_STATE_WORKING\"}}}\r\n\r\n",
+            ),
+            bytes::Bytes::from_static(
+                b"event: error\r\ndata: {\"error\":{\"code\":400,\"status\":\"FAILED_PRECONDITION\",\"message\":\"no more\",\"details\":[{\"@type\":\"type.googleapis.com/google.rpc.ErrorInfo\",\"reason\":\"UNSUPPORTED_OPERATION\"}]}}\r\n\r\n",
+            ),
+        ])
+    });
+    let b = bridge(agent, |_| {});
+    let stream = json!({"jsonrpc": "2.0", "id": 5, "method": "message/stream", "params": {
+        "message": {"kind": "message", "messageId": "m-1", "role": "user",
+                    "parts": [{"kind": "text", "text": "hi"}]}
+    }});
+    let got = call(&b, http::Method::POST, "/", &[], &stream.to_string()).await;
+    let events = got.events();
+    assert_eq!(events.len(), 2, "{events:#?}");
+    assert_eq!(events[0]["result"]["kind"], "task");
+    assert_eq!(events[1]["error"]["code"], -32004);
+    assert_eq!(events[1]["id"], 5);
+}
+
+#[tokio::test]
+async fn json_rpc_is_preferred_when_the_card_offers_both_and_upstream_binding_pins_rest() {
+    let mut both = rest_card();
+    both["supportedInterfaces"].as_array_mut().unwrap().push(
+        json!({"url": "http://agent/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}),
+    );
+    let answer = |_: &str, _: &str, body: &[u8]| {
+        let id = serde_json::from_slice::<Value>(body)
+            .ok()
+            .and_then(|v| v.get("id").cloned());
+        match id {
+            Some(id) => ok(
+                &id,
+                json!({"id": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_WORKING"}}),
+            ),
+            None => bridge_scenarios::json(&json!({"id": "t-1", "contextId": "c-1",
+                "status": {"state": "TASK_STATE_WORKING"}})),
+        }
+    };
+    let get = json!({"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"id": "t-1"}});
+    for (pin, expected) in [
+        (None, "http://agent/rpc"),
+        (
+            Some(bridge_ir::Binding::HttpJson),
+            "http://agent/api/tasks/t-1",
+        ),
+    ] {
+        let agent = rest_upstream(both.clone(), answer);
+        let b = bridge(agent.clone(), |s| s.upstream.binding = pin);
+        let got = call(&b, http::Method::POST, "/", &[], &get.to_string()).await;
+        assert_eq!(
+            got.body()["result"]["status"]["state"],
+            "working",
+            "{got:#?}"
+        );
+        let urls: Vec<_> = agent
+            .requests()
+            .into_iter()
+            .map(|r| r.url)
+            .filter(|u| !u.ends_with("agent-card.json"))
+            .collect();
+        assert_eq!(urls, [expected], "{pin:?}");
+    }
+}
