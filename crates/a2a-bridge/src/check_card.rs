@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use bridge_app::settings::CardView;
 use bridge_app::upstream::{Deadline, Upstream as _, UpstreamRequest};
+use bridge_ir::Binding;
 use bridge_upstream::{ClientSettings, ReqwestUpstream};
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Method, header};
@@ -77,7 +78,7 @@ pub async fn check_card(url: &str, public_url: &str, out: &mut impl Write) -> Re
     let presented = bridge_app::card::present(
         &card,
         public_url.trim_end_matches('/'),
-        &codecs.rest_revisions(),
+        &codecs.interfaces(&[Binding::JsonRpc, Binding::HttpJson]),
     );
     let mut dropped = presented.losses.clone();
     for (view, who) in [

@@ -75,6 +75,51 @@ pub struct Config {
     /// The cards the bridge serves.
     #[serde(default)]
     pub card: CardSection,
+    /// The bindings served to callers.
+    #[serde(default)]
+    pub serve: ServeSection,
+}
+
+/// `[serve]` (and a route's `[routes.serve]`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ServeSection {
+    /// The bindings served: `"jsonrpc"`, `"rest"`; at least one.
+    #[serde(deserialize_with = "bindings")]
+    pub bindings: Vec<Binding>,
+}
+
+impl Default for ServeSection {
+    fn default() -> Self {
+        Self {
+            bindings: vec![Binding::JsonRpc, Binding::HttpJson],
+        }
+    }
+}
+
+fn bindings<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<Binding>, D::Error> {
+    let names = Vec::<String>::deserialize(deserializer)?;
+    let mut out = Vec::new();
+    for name in names {
+        let binding = match name.as_str() {
+            "jsonrpc" => Binding::JsonRpc,
+            "rest" => Binding::HttpJson,
+            other => {
+                return Err(serde::de::Error::custom(format!(
+                    "unknown binding {other:?}; expected \"jsonrpc\" or \"rest\""
+                )));
+            }
+        };
+        if !out.contains(&binding) {
+            out.push(binding);
+        }
+    }
+    if out.is_empty() {
+        return Err(serde::de::Error::custom(
+            "serve.bindings names no binding; a route must serve at least one",
+        ));
+    }
+    Ok(out)
 }
 
 /// `[card]`.
@@ -112,6 +157,7 @@ impl Default for Config {
             auth: None,
             tls: None,
             card: CardSection::default(),
+            serve: ServeSection::default(),
         }
     }
 }
@@ -133,6 +179,9 @@ pub struct RouteSection {
     pub public_url: Option<String>,
     /// The agent.
     pub upstream: UpstreamSection,
+    /// The bindings this route serves, overriding the top-level `[serve]`.
+    #[serde(default)]
+    pub serve: Option<ServeSection>,
     /// Card checks, each overriding the top-level `[validation]` value.
     #[serde(default)]
     pub validation: ValidationOverride,
@@ -656,6 +705,9 @@ impl Config {
             auth,
         );
         settings.prefix.clone_from(&prefix);
+        if let Some(serve) = &route.serve {
+            settings.bindings.clone_from(&serve.bindings);
+        }
         Ok(RouteConfig {
             headers: route_headers(route)?,
             settings,
@@ -700,6 +752,7 @@ impl Config {
                 task_poll_interval: upstream.task_poll_interval,
             },
             card_view: self.card.view,
+            bindings: self.serve.bindings.clone(),
             negotiation: Negotiation {
                 require_version_header: self.negotiation.require_version_header,
             },

@@ -57,10 +57,21 @@ impl Codecs {
         }
     }
 
-    /// The revisions served over HTTP+JSON.
+    /// Every interface (binding and revision) these codecs can serve among `bindings`.
     #[must_use]
-    pub fn rest_revisions(&self) -> Vec<Revision> {
-        self.rest.iter().map(|codec| codec.revision()).collect()
+    pub fn interfaces(&self, bindings: &[Binding]) -> Vec<(Binding, Revision)> {
+        let mut out = Vec::new();
+        if bindings.contains(&Binding::JsonRpc) {
+            out.extend(Revision::ALL.map(|revision| (Binding::JsonRpc, revision)));
+        }
+        if bindings.contains(&Binding::HttpJson) {
+            out.extend(
+                self.rest
+                    .iter()
+                    .map(|codec| (Binding::HttpJson, codec.revision())),
+            );
+        }
+        out
     }
 
     /// The HTTP+JSON codec of `revision`, when that revision is served over HTTP+JSON.
@@ -292,10 +303,18 @@ impl Bridge {
         if is_card && (request.method == Method::GET || request.method == Method::HEAD) {
             return self.serve_card(&request).await;
         }
-        if let Some((codec, route)) = crate::rest::route(&self, &request) {
+        if self.settings.bindings.contains(&Binding::HttpJson)
+            && let Some((codec, route)) = crate::rest::route(&self, &request)
+        {
             return crate::rest::serve(&self, request, codec.as_ref(), route).await;
         }
         if request.method == Method::POST && !is_card {
+            if !self.settings.bindings.contains(&Binding::JsonRpc) {
+                return plain(
+                    StatusCode::NOT_FOUND,
+                    "JSON-RPC is not served on this route; its card lists the bindings it serves",
+                );
+            }
             return crate::pipeline::rpc(&self, request).await;
         }
         plain(
@@ -328,7 +347,7 @@ impl Bridge {
         let presented = card::present(
             &cached.card,
             &self.settings.public_url,
-            &self.codecs.rest_revisions(),
+            &self.codecs.interfaces(&self.settings.bindings),
         );
         let served = match card::serve(presented.value, view, &self.codecs) {
             Ok(served) => served,

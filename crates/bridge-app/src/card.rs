@@ -192,11 +192,15 @@ pub fn across_revisions(mut card: AgentCard) -> Translated<AgentCard> {
     }
 }
 
-/// The card as the bridge presents it: its own endpoints, no signatures. JSON-RPC comes first,
-/// then HTTP+JSON for each revision in `rest` (the revisions served over HTTP+JSON); within a
-/// binding the 1.0 interface comes before its 0.3 mirror.
+/// The card as the bridge presents it: its own endpoints, no signatures. `served` lists the
+/// interfaces the bridge serves (binding and revision): JSON-RPC comes first, then HTTP+JSON;
+/// within a binding the 1.0 interface comes before its 0.3 mirror.
 #[must_use]
-pub fn present(card: &AgentCard, public_url: &str, rest: &[Revision]) -> Translated<AgentCard> {
+pub fn present(
+    card: &AgentCard,
+    public_url: &str,
+    served: &[(Binding, Revision)],
+) -> Translated<AgentCard> {
     let mut losses = Vec::new();
     let mut card = card.clone();
     if card.signatures.take().is_some() {
@@ -205,14 +209,11 @@ pub fn present(card: &AgentCard, public_url: &str, rest: &[Revision]) -> Transla
             "signatures",
         ));
     }
-    let jsonrpc = [Revision::V1_0, Revision::V0_3].map(|revision| (Binding::JsonRpc, revision));
-    let http_json = [Revision::V1_0, Revision::V0_3]
+    let order = [Binding::JsonRpc, Binding::HttpJson, Binding::Grpc]
         .into_iter()
-        .filter(|revision| rest.contains(revision))
-        .map(|revision| (Binding::HttpJson, revision));
-    card.interfaces = jsonrpc
-        .into_iter()
-        .chain(http_json)
+        .flat_map(|binding| [Revision::V1_0, Revision::V0_3].map(|revision| (binding, revision)));
+    card.interfaces = order
+        .filter(|interface| served.contains(interface))
         .map(|(binding, revision)| AgentInterface {
             url: public_url.to_owned(),
             binding: binding.as_str().to_owned(),

@@ -632,7 +632,7 @@ fn shape_reply(
             let presented = crate::card::present(
                 &card,
                 &bridge.settings.public_url,
-                &bridge.codecs.rest_revisions(),
+                &bridge.codecs.interfaces(&bridge.settings.bindings),
             );
             Reply::Card(Box::new(presented.value))
         }

@@ -29,6 +29,8 @@ pub struct Settings {
     pub auth: Option<InboundAuth>,
     /// The card served to callers that name no revision.
     pub card_view: CardView,
+    /// The bindings served to callers (at least one); the card lists only these.
+    pub bindings: Vec<Binding>,
 }
 
 /// Which card a caller that sends no `A2A-Version` header gets (see [`crate::card`]).
@@ -199,6 +201,7 @@ impl Settings {
                 task_poll_interval: Duration::from_millis(500),
             },
             card_view: CardView::Dual,
+            bindings: vec![Binding::JsonRpc, Binding::HttpJson],
             negotiation: Negotiation {
                 require_version_header: false,
             },

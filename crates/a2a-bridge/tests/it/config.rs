@@ -318,3 +318,32 @@ fn the_upstream_binding_is_read_from_the_file_and_the_flag_overrides_it() {
         );
     }
 }
+
+#[test]
+fn the_served_bindings_are_read_per_route_and_an_empty_list_is_refused() {
+    use bridge_ir::Binding;
+    let resolved = resolve(
+        "[upstream]\nurl = \"http://a\"\n[serve]\nbindings = [\"jsonrpc\"]\n\
+         [[routes]]\nprefix = \"/b\"\n[routes.upstream]\nurl = \"http://b\"\n\
+         [routes.serve]\nbindings = [\"rest\"]\n",
+    )
+    .unwrap();
+    let bindings = |name: &str| {
+        resolved
+            .routes
+            .iter()
+            .find(|r| r.name == name)
+            .map(|r| r.settings.bindings.clone())
+    };
+    assert_eq!(bindings("default"), Some(vec![Binding::JsonRpc]));
+    assert_eq!(bindings("/b"), Some(vec![Binding::HttpJson]));
+    let defaults = resolve("[upstream]\nurl = \"http://a\"\n").unwrap();
+    assert_eq!(
+        defaults.routes[0].settings.bindings,
+        [Binding::JsonRpc, Binding::HttpJson]
+    );
+    for bad in ["[]", "[\"soap\"]"] {
+        let text = format!("[upstream]\nurl = \"http://a\"\n[serve]\nbindings = {bad}\n");
+        assert!(resolve(&text).is_err(), "{bad}");
+    }
+}

@@ -343,3 +343,54 @@ async fn json_rpc_is_preferred_when_the_card_offers_both_and_upstream_binding_pi
         assert_eq!(urls, [expected], "{pin:?}");
     }
 }
+
+#[tokio::test]
+async fn a_binding_switched_off_is_neither_served_nor_listed_on_the_card() {
+    use bridge_ir::Binding;
+    let agent = upstream(card_v03(), |_, body| ok(&body["id"], task_v03("working")));
+    let jsonrpc_only = bridge(agent.clone(), |s| s.bindings = vec![Binding::JsonRpc]);
+    let got = call(&jsonrpc_only, http::Method::GET, "/tasks/t-1", &[V1], "").await;
+    let (status, _) = status_and_body(&got);
+    assert_eq!(status, 405, "a REST path is not REST here: {got:#?}");
+    let card = call(
+        &jsonrpc_only,
+        http::Method::GET,
+        "/.well-known/agent-card.json",
+        &[V1],
+        "",
+    )
+    .await;
+    let bindings: Vec<_> = card.body()["supportedInterfaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["protocolBinding"].clone())
+        .collect();
+    assert_eq!(bindings, [json!("JSONRPC"), json!("JSONRPC")]);
+
+    let rest_only = bridge(agent, |s| s.bindings = vec![Binding::HttpJson]);
+    let rpc = json!({"jsonrpc": "2.0", "id": 4, "method": "tasks/get", "params": {"id": "t-1"}});
+    let (status, _) =
+        status_and_body(&call(&rest_only, http::Method::POST, "/", &[], &rpc.to_string()).await);
+    assert_eq!(status, 404);
+    let (status, body) =
+        status_and_body(&call(&rest_only, http::Method::GET, "/tasks/t-1", &[V1], "").await);
+    assert_eq!((status, body["id"].as_str()), (200, Some("t-1")));
+    let card = call(
+        &rest_only,
+        http::Method::GET,
+        "/.well-known/agent-card.json",
+        &[V1],
+        "",
+    )
+    .await;
+    assert_eq!(
+        card.body()["supportedInterfaces"][0]["protocolBinding"],
+        "HTTP+JSON",
+        "{card:#?}"
+    );
+    assert_eq!(
+        card.body()["supportedInterfaces"].as_array().unwrap().len(),
+        1
+    );
+}
