@@ -1,6 +1,7 @@
 """The official a2a-sdk 1.3.0 client forced onto HTTP+JSON (its pure 1.0 `RestTransport`),
-through the bridge, to the JSON-RPC agents of both revisions: a REST client reaches a 0.3
-JSON-RPC agent and a 1.0 JSON-RPC agent, every scenario of the JSON-RPC suite.
+through the bridge, to the JSON-RPC agents of both revisions and to the 1.0 REST agent: a REST
+client reaches a 0.3 JSON-RPC agent, a 1.0 JSON-RPC agent and a 1.0 REST agent, every scenario
+of the JSON-RPC suite.
 
 The client proves which transport it used (`check_protocol`) and every request it made is a 1.0
 REST path with `A2A-Version: 1.0` (`check_wire`). Without the bridge the REST client finds no
@@ -17,9 +18,12 @@ from conftest import REVISIONS
 SCENARIOS = [s for s in checks.CHECKS if checks.applies(s, '1.0')]
 
 
-@pytest.mark.parametrize('agent', REVISIONS, ids=lambda r: f'agent{r}-jsonrpc')
+AGENTS = {'0.3': 'agent0.3-jsonrpc', '1.0': 'agent1.0-jsonrpc', '1.0-rest': 'agent1.0-rest'}
+
+
+@pytest.mark.parametrize('agent', list(AGENTS), ids=list(AGENTS.values()))
 @pytest.mark.parametrize('scenario', SCENARIOS)
-def test_a_1_0_rest_client_reaches_a_json_rpc_agent_through_the_bridge(observe, agent, scenario):
+def test_a_1_0_rest_client_reaches_every_agent_through_the_bridge(observe, agent, scenario):
     obs = observe('1.0', agent, 'bridge', 'rest')
     try:
         checks.check(obs, scenario)
