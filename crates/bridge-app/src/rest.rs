@@ -36,6 +36,11 @@ pub(crate) fn route(
     request: &InboundRequest,
 ) -> Option<(Arc<dyn RestCodec>, Result<RestRoute, RouteMiss>)> {
     let below = below_prefix(&request.path, &bridge.settings.prefix)?;
+    // The route's own path is JSON-RPC's endpoint and no HTTP+JSON operation: the JSON-RPC hot
+    // path pays no table lookup.
+    if below.len() <= 1 {
+        return None;
+    }
     let mut miss = None;
     for codec in &bridge.codecs.rest {
         match codec.route(&request.method, below) {
