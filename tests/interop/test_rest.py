@@ -37,3 +37,49 @@ def test_without_the_bridge_a_rest_client_finds_no_rest_interface_on_a_json_rpc_
     # The agents' cards list JSON-RPC only: the SDK's client factory finds no transport to use.
     error = obs.document.get('discoveryError') or {}
     assert 'no compatible transports' in str(error.get('message')), checks.show(obs.document)
+
+
+V03_SCENARIOS = [
+    s for s in checks.CHECKS if checks.applies(s, '0.3') and s not in checks.NOT_OVER_0_3_REST
+]
+
+
+@pytest.mark.parametrize('agent', list(AGENTS), ids=list(AGENTS.values()))
+@pytest.mark.parametrize('scenario', V03_SCENARIOS)
+def test_a_0_3_rest_client_reaches_every_agent_through_the_bridge(observe, agent, scenario):
+    obs = observe('0.3', agent, 'bridge', 'rest')
+    try:
+        checks.check(obs, scenario)
+    except AssertionError as failure:
+        raise AssertionError(f'{failure}\n--- bridge output (tail) ---\n{obs.logs}') from None
+
+
+@pytest.mark.parametrize('agent', REVISIONS, ids=lambda r: f'agent{r}-jsonrpc')
+def test_without_the_bridge_a_0_3_rest_client_cannot_use_a_json_rpc_agent(observe, agent):
+    obs = observe('0.3', agent, 'direct', 'rest')
+    if 'discoveryError' in obs.document:
+        return
+    passed = []
+    for scenario in ('send_blocking', 'stream', 'cancel', 'message'):
+        try:
+            checks.check(obs, scenario)
+        except AssertionError:
+            continue
+        passed.append(scenario)
+    assert not passed, f'a 0.3 REST client used a JSON-RPC agent without the bridge in {passed}'
+
+
+def test_0_3_rest_errors_are_a_message_under_the_status_a2a_sdk_0_3_gives_them(bridges):
+    import httpx
+
+    base = bridges['1.0'].url
+    with httpx.Client(timeout=15.0) as http:
+        missing = http.get(f'{base}/v1/tasks/no-such-task')
+        assert missing.status_code == 404, missing.text
+        assert set(missing.json()) == {'message'}, missing.text
+        wrong_verb = http.post(f'{base}/v1/tasks/t-1:subscribe')
+        assert wrong_verb.status_code == 405 and wrong_verb.headers['allow'] == 'GET', wrong_verb.text
+        garbage = http.post(f'{base}/v1/message:send', content='hi', headers={'content-type': 'text/plain'})
+        assert garbage.status_code == 415 and 'text/plain' in garbage.json()['message'], garbage.text
+        versioned = http.get(f'{base}/v1/tasks/t-1', headers={'A2A-Version': '1.0'})
+        assert versioned.status_code == 400 and 'A2A 0.3 path' in versioned.json()['message'], versioned.text

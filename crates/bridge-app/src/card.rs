@@ -128,7 +128,9 @@ pub fn read_upstream_card(
         .map_err(|e| format!("the agent card is not a valid A2A {written_in} card: {e}"))?;
     let callable = |b: Binding, revision: Revision| match b {
         Binding::JsonRpc => true,
-        Binding::HttpJson => codecs.rest_of(revision).is_some(),
+        Binding::HttpJson => codecs
+            .rest_of(revision)
+            .is_some_and(|codec| codec.calls_upstream()),
         Binding::Grpc => false,
     };
     let offered = |b: Binding, revision: Revision| {

@@ -236,6 +236,12 @@ pub trait RestCodec: Send + Sync + std::fmt::Debug {
     /// credential).
     fn encode_error(&self, error: RpcError, status: Option<u16>) -> RestError;
 
+    /// Whether agents of this revision can be called over HTTP+JSON with this codec (the
+    /// outbound half below); a codec that only serves callers answers `false`.
+    fn calls_upstream(&self) -> bool {
+        true
+    }
+
     /// Encodes a call toward an agent served over HTTP+JSON: HTTP method, path below the
     /// interface URL (with its tenant), query string and body.
     ///

@@ -41,17 +41,15 @@ pub(crate) fn route(
     if below.len() <= 1 {
         return None;
     }
-    let mut miss = None;
+    // The first codec whose table knows the path decides, a wrong method included: the 0.3
+    // codec comes first, so `/v1/…` is never read as a 1.0 tenant named `v1`.
     for codec in &bridge.codecs.rest {
         match codec.route(&request.method, below) {
-            Ok(found) => return Some((Arc::clone(codec), Ok(found))),
             Err(RouteMiss::NotFound) => {}
-            Err(other) => {
-                miss.get_or_insert((Arc::clone(codec), Err(other)));
-            }
+            found => return Some((Arc::clone(codec), found)),
         }
     }
-    miss
+    None
 }
 
 /// The part of `path` below the route prefix (`/` for the root route).

@@ -335,11 +335,18 @@ impl Translator {
 
     fn encode(&mut self, event: StreamEvent) -> Bytes {
         self.sent_any = true;
-        let encoded = self
-            .bridge
-            .codecs
-            .of(self.context.caller)
-            .encode_event(event);
+        let rest = match self.context.binding {
+            Binding::HttpJson => self.bridge.codecs.rest_of(self.context.caller),
+            Binding::JsonRpc | Binding::Grpc => None,
+        };
+        let encoded = match rest {
+            Some(codec) => codec.encode_event(event),
+            None => self
+                .bridge
+                .codecs
+                .of(self.context.caller)
+                .encode_event(event),
+        };
         if !encoded.losses.is_empty() {
             self.bridge.observer.losses(
                 self.context.upstream,

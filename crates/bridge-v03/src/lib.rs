@@ -36,7 +36,10 @@
 pub mod direct;
 mod methods;
 mod path;
+pub mod rest;
 mod wire;
+
+pub use rest::V03Rest;
 
 use bridge_app::codec::{DecodeError, EncodeError, JsonRpcCodec};
 use bridge_ir::{

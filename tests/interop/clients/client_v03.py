@@ -190,8 +190,9 @@ def raise_if_error(response: Any) -> Any:
 
 
 class Peer:
-    def __init__(self, base: str) -> None:
+    def __init__(self, base: str, binding: str = 'jsonrpc') -> None:
         self.base = base
+        self.binding = binding
         self.wire = c.WireLog()
         self.http = httpx.AsyncClient(
             timeout=c.HTTP_TIMEOUT, event_hooks={'request': [self.wire.on_request]}
@@ -208,12 +209,14 @@ class Peer:
         config = ClientConfig(
             streaming=streaming,
             httpx_client=self.http,
-            supported_transports=[TransportProtocol.jsonrpc],
+            supported_transports=[
+                TransportProtocol.http_json if self.binding == 'rest' else TransportProtocol.jsonrpc
+            ],
         )
         client = ClientFactory(config).create(self.card)
         transport = client._transport  # noqa: SLF001 - reported, and used for list/delete
         self.protocol = {
-            'binding': 'JSONRPC',
+            'binding': 'HTTP+JSON' if self.binding == 'rest' else 'JSONRPC',
             'version': '0.3',
             'transport': f'{type(transport).__module__}.{type(transport).__name__}',
             'url': getattr(transport, 'url', None),
@@ -485,10 +488,11 @@ class Peer:
         return {'result': result_view(await self.send(self.user_message('message for you')))}
 
 
-async def main_async(base: str, names: list[str]) -> dict[str, Any]:
-    peer = Peer(base)
+async def main_async(base: str, names: list[str], binding: str) -> dict[str, Any]:
+    peer = Peer(base, binding)
     document: dict[str, Any] = {
         'client': '0.3',
+        'binding': binding,
         'sdk': f'a2a-sdk {dist_version("a2a-sdk")}',
         'base': base,
     }
@@ -511,6 +515,7 @@ async def main_async(base: str, names: list[str]) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--base', required=True)
+    parser.add_argument('--binding', choices=['jsonrpc', 'rest'], default='jsonrpc')
     parser.add_argument('scenarios', nargs='+')
     args = parser.parse_args()
     known = [n for n in c.SCENARIOS if n not in c.ONLY_V10]
@@ -518,7 +523,7 @@ def main() -> None:
     unknown = [n for n in names if n not in known]
     if unknown:
         parser.error(f'unknown scenarios: {unknown}')
-    c.emit(asyncio.run(main_async(args.base, names)))
+    c.emit(asyncio.run(main_async(args.base, names, args.binding)))
 
 
 if __name__ == '__main__':

@@ -177,7 +177,7 @@ async fn rest_paths_are_read_below_the_route_prefix_and_json_rpc_keeps_every_oth
 }
 
 #[tokio::test]
-async fn the_card_lists_the_1_0_rest_interface_after_json_rpc() {
+async fn the_card_lists_the_rest_interfaces_after_json_rpc_1_0_first() {
     let agent = upstream(card_v03(), |_, _| Answer::Refused);
     let b = bridge(agent, |_| {});
     let got = call(
@@ -199,8 +199,29 @@ async fn the_card_lists_the_1_0_rest_interface_after_json_rpc() {
         [
             (json!("JSONRPC"), json!("1.0")),
             (json!("JSONRPC"), json!("0.3")),
-            (json!("HTTP+JSON"), json!("1.0"))
+            (json!("HTTP+JSON"), json!("1.0")),
+            (json!("HTTP+JSON"), json!("0.3"))
         ]
+    );
+    // The 0.3 card lists the REST mirror among its additional interfaces, at the bridge's base
+    // URL (a2a-sdk 0.3's client appends `/v1/…`).
+    let got = call(
+        &b,
+        http::Method::GET,
+        "/.well-known/agent-card.json",
+        &[],
+        "",
+    )
+    .await;
+    let extra: Vec<_> = got.body()["additionalInterfaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| (i["transport"].clone(), i["url"].clone()))
+        .collect();
+    assert!(
+        extra.contains(&(json!("HTTP+JSON"), json!("http://bridge/"))),
+        "{extra:?}"
     );
 }
 
@@ -391,6 +412,7 @@ async fn a_binding_switched_off_is_neither_served_nor_listed_on_the_card() {
     );
     assert_eq!(
         card.body()["supportedInterfaces"].as_array().unwrap().len(),
-        1
+        2,
+        "HTTP+JSON in 1.0 and 0.3, nothing else: {card:#?}"
     );
 }

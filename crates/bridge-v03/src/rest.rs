@@ -1,0 +1,668 @@
+//! The A2A 0.3 HTTP+JSON (REST) binding, inbound: the `/v1/…` path table, and bodies in the
+//! `ProtoJSON` of the 0.3 proto (`a2a.v1`), which is not the 0.3 JSON-RPC JSON (wire diff §6.3;
+//! a2a-sdk 0.3.26 `rest_handler.py`, `rest_adapter.py`).
+//!
+//! # Why bodies are translated to the JSON-RPC shape first
+//!
+//! The 0.3 proto and the 0.3 JSON-RPC schema say the same things with other spellings: a
+//! message's parts are `content`, parts are oneofs without `kind` (`file` holds `fileWithUri` or
+//! `fileWithBytes`, `data` holds `data`), enums are `ROLE_USER` and `TASK_STATE_CANCELLED`, a
+//! task status's message is `message` (proto field `update`), and the send configuration's push
+//! config is `pushNotification`. Respelling each body into the JSON-RPC shape (and each answer
+//! back) lets the 0.3 JSON-RPC codec read and write every document, so the two bindings accept
+//! and refuse the same things.
+//!
+//! # Errors
+//!
+//! A 0.3 REST error is `{"message": …}` under the HTTP status a2a-sdk 0.3.26 gives its code
+//! ([`STATUSES`]).
+//!
+//! Not covered yet: `GET /v1/card` (the extended card in the 0.3 proto's card shape), and calling
+//! a 0.3 agent over HTTP+JSON ([`RestCodec::calls_upstream`] is false).
+
+use bridge_app::codec::{
+    DecodeError, EncodeError, JsonRpcCodec as _, RestCodec, RestError, RestRequest, RestRoute,
+    RouteMiss,
+};
+use bridge_ir::{Call, ErrorCode, Method, Reply, Revision, RpcError, StreamEvent, Translated};
+use serde_json::{Map, Value, json};
+
+use crate::V03JsonRpc;
+
+/// The 0.3 HTTP+JSON codec.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct V03Rest;
+
+/// The operations 0.3 serves over HTTP+JSON, their verbs and paths.
+pub const PATHS: [(Method, &str, &str); 9] = [
+    (Method::SendMessage, "POST", "/v1/message:send"),
+    (Method::SendStreamingMessage, "POST", "/v1/message:stream"),
+    (Method::GetTask, "GET", "/v1/tasks/{id}"),
+    (Method::CancelTask, "POST", "/v1/tasks/{id}:cancel"),
+    (Method::SubscribeToTask, "GET", "/v1/tasks/{id}:subscribe"),
+    (
+        Method::CreatePushConfig,
+        "POST",
+        "/v1/tasks/{id}/pushNotificationConfigs",
+    ),
+    (
+        Method::ListPushConfigs,
+        "GET",
+        "/v1/tasks/{id}/pushNotificationConfigs",
+    ),
+    (
+        Method::GetPushConfig,
+        "GET",
+        "/v1/tasks/{id}/pushNotificationConfigs/{config}",
+    ),
+    (
+        Method::DeletePushConfig,
+        "DELETE",
+        "/v1/tasks/{id}/pushNotificationConfigs/{config}",
+    ),
+];
+
+/// The HTTP status of each error over 0.3 HTTP+JSON (a2a-sdk 0.3.26 `A2AErrorToHttpStatus`).
+/// `VersionNotSupported` is 1.0's; a 0.3 caller gets it as a 400.
+pub const STATUSES: [(ErrorCode, u16); 14] = [
+    (ErrorCode::ParseError, 400),
+    (ErrorCode::InvalidRequest, 400),
+    (ErrorCode::MethodNotFound, 404),
+    (ErrorCode::InvalidParams, 422),
+    (ErrorCode::InternalError, 500),
+    (ErrorCode::TaskNotFound, 404),
+    (ErrorCode::TaskNotCancelable, 409),
+    (ErrorCode::PushNotificationNotSupported, 501),
+    (ErrorCode::UnsupportedOperation, 501),
+    (ErrorCode::ContentTypeNotSupported, 415),
+    (ErrorCode::InvalidAgentResponse, 502),
+    (ErrorCode::ExtendedAgentCardNotConfigured, 404),
+    (ErrorCode::ExtensionSupportRequired, 400),
+    (ErrorCode::VersionNotSupported, 400),
+];
+
+/// The HTTP status of `code`.
+#[must_use]
+pub fn status_of(code: ErrorCode) -> u16 {
+    STATUSES
+        .iter()
+        .find(|(named, _)| *named == code)
+        .map_or(500, |&(_, status)| status)
+}
+
+/// The path parameters of `path` under `template`, or `None` when it does not match.
+fn matches<'a>(template: &str, path: &'a str) -> Option<(Option<&'a str>, Option<&'a str>)> {
+    let (mut id, mut config) = (None, None);
+    let (mut rest, mut pattern) = (path, template);
+    while !pattern.is_empty() {
+        let (slot, after) = if let Some(after) = pattern.strip_prefix("{id}") {
+            (&mut id, after)
+        } else if let Some(after) = pattern.strip_prefix("{config}") {
+            (&mut config, after)
+        } else {
+            let end = pattern.find('{').unwrap_or(pattern.len());
+            rest = rest.strip_prefix(pattern.get(..end)?)?;
+            pattern = pattern.get(end..)?;
+            continue;
+        };
+        let end = rest.find(['/', ':']).unwrap_or(rest.len());
+        let value = rest.get(..end).filter(|v| !v.is_empty())?;
+        *slot = Some(value);
+        rest = rest.get(end..)?;
+        pattern = after;
+    }
+    rest.is_empty().then_some((id, config))
+}
+
+/// Percent-decodes one path parameter.
+fn unescape(segment: &str) -> String {
+    let query = format!("x={}", segment.replace('+', "%2B"));
+    form_urlencoded::parse(query.as_bytes())
+        .next()
+        .map(|(_, value)| value.into_owned())
+        .unwrap_or_default()
+}
+
+// --- 0.3 proto JSON <-> 0.3 JSON-RPC JSON -------------------------------------------------------
+
+fn object(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(object) => object,
+        _ => Map::new(),
+    }
+}
+
+/// A proto enum name as the JSON-RPC spelling (`TASK_STATE_INPUT_REQUIRED` -> `input-required`);
+/// requests carry no state, so only the tests read this direction, to prove the table both ways.
+#[cfg(test)]
+fn state_to_rpc(name: &str) -> Value {
+    let lower = name
+        .strip_prefix("TASK_STATE_")
+        .unwrap_or(name)
+        .to_ascii_lowercase()
+        .replace('_', "-");
+    Value::String(if lower == "cancelled" {
+        "canceled".to_owned()
+    } else {
+        lower
+    })
+}
+
+fn state_to_rest(name: &str) -> Value {
+    let upper = if name == "canceled" {
+        "cancelled"
+    } else {
+        name
+    };
+    Value::String(format!(
+        "TASK_STATE_{}",
+        upper.to_ascii_uppercase().replace('-', "_")
+    ))
+}
+
+fn role_to_rpc(name: &str) -> Value {
+    Value::String(
+        name.strip_prefix("ROLE_")
+            .unwrap_or(name)
+            .to_ascii_lowercase(),
+    )
+}
+
+fn role_to_rest(name: &str) -> Value {
+    Value::String(format!("ROLE_{}", name.to_ascii_uppercase()))
+}
+
+/// A proto `fileWithBytes` as the JSON-RPC `bytes`. a2a-sdk 0.3 puts the JSON-RPC base64 text
+/// itself into the proto's `bytes` field (`file.bytes.encode('utf-8')`), so on the wire the
+/// member is the base64 of that text; it is read back the same way, and a value that is not such
+/// text is passed on as it came.
+fn bytes_to_rpc(value: Value) -> Value {
+    use base64::Engine as _;
+    let Value::String(text) = &value else {
+        return value;
+    };
+    base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .ok()
+        .and_then(|inner| String::from_utf8(inner).ok())
+        .map_or(value, Value::String)
+}
+
+/// The JSON-RPC `bytes` as the proto `fileWithBytes` a2a-sdk 0.3 writes (see [`bytes_to_rpc`]).
+fn bytes_to_rest(value: Value) -> Value {
+    use base64::Engine as _;
+    match value {
+        Value::String(text) => {
+            Value::String(base64::engine::general_purpose::STANDARD.encode(text.as_bytes()))
+        }
+        other => other,
+    }
+}
+
+fn part_to_rpc(part: Value) -> Value {
+    let mut part = object(part);
+    let mut out = Map::new();
+    if let Some(text) = part.remove("text") {
+        out.insert("kind".into(), json!("text"));
+        out.insert("text".into(), text);
+    } else if let Some(file) = part.remove("file") {
+        let mut file = object(file);
+        let mut wire = Map::new();
+        if let Some(uri) = file.remove("fileWithUri") {
+            wire.insert("uri".into(), uri);
+        }
+        if let Some(bytes) = file.remove("fileWithBytes") {
+            wire.insert("bytes".into(), bytes_to_rpc(bytes));
+        }
+        wire.extend(file);
+        out.insert("kind".into(), json!("file"));
+        out.insert("file".into(), Value::Object(wire));
+    } else if let Some(data) = part.remove("data") {
+        let data = object(data)
+            .remove("data")
+            .unwrap_or(Value::Object(Map::new()));
+        out.insert("kind".into(), json!("data"));
+        out.insert("data".into(), data);
+    }
+    out.extend(part);
+    Value::Object(out)
+}
+
+fn part_to_rest(part: Value) -> Value {
+    let mut part = object(part);
+    let kind = part.remove("kind");
+    let mut out = Map::new();
+    match kind.as_ref().and_then(Value::as_str) {
+        Some("file") => {
+            let mut file = object(part.remove("file").unwrap_or_default());
+            let mut wire = Map::new();
+            if let Some(uri) = file.remove("uri") {
+                wire.insert("fileWithUri".into(), uri);
+            }
+            if let Some(bytes) = file.remove("bytes") {
+                wire.insert("fileWithBytes".into(), bytes_to_rest(bytes));
+            }
+            wire.extend(file);
+            out.insert("file".into(), Value::Object(wire));
+        }
+        Some("data") => {
+            let data = part.remove("data").unwrap_or_default();
+            out.insert("data".into(), json!({ "data": data }));
+        }
+        _ => {
+            if let Some(text) = part.remove("text") {
+                out.insert("text".into(), text);
+            }
+        }
+    }
+    out.extend(part);
+    Value::Object(out)
+}
+
+fn message_to_rpc(message: Value) -> Value {
+    let mut message = object(message);
+    let mut out = Map::new();
+    out.insert("kind".into(), json!("message"));
+    if let Some(Value::String(role)) = message.remove("role") {
+        out.insert("role".into(), role_to_rpc(&role));
+    }
+    let parts = match message.remove("content") {
+        Some(Value::Array(parts)) => parts.into_iter().map(part_to_rpc).collect(),
+        _ => Vec::new(),
+    };
+    out.insert("parts".into(), Value::Array(parts));
+    out.extend(message);
+    Value::Object(out)
+}
+
+fn message_to_rest(message: Value) -> Value {
+    let mut message = object(message);
+    message.remove("kind");
+    let mut out = Map::new();
+    if let Some(Value::String(role)) = message.remove("role") {
+        out.insert("role".into(), role_to_rest(&role));
+    }
+    if let Some(Value::Array(parts)) = message.remove("parts") {
+        out.insert(
+            "content".into(),
+            Value::Array(parts.into_iter().map(part_to_rest).collect()),
+        );
+    }
+    out.extend(message);
+    Value::Object(out)
+}
+
+fn status_to_rest(status: Value) -> Value {
+    let mut status = object(status);
+    if let Some(Value::String(state)) = status.get("state").cloned() {
+        status.insert("state".into(), state_to_rest(&state));
+    }
+    if let Some(message) = status.remove("message") {
+        status.insert("message".into(), message_to_rest(message));
+    }
+    Value::Object(status)
+}
+
+fn artifact_to_rest(artifact: Value) -> Value {
+    let mut artifact = object(artifact);
+    if let Some(Value::Array(parts)) = artifact.remove("parts") {
+        artifact.insert(
+            "parts".into(),
+            Value::Array(parts.into_iter().map(part_to_rest).collect()),
+        );
+    }
+    Value::Object(artifact)
+}
+
+fn task_to_rest(task: Value) -> Value {
+    let mut task = object(task);
+    task.remove("kind");
+    if let Some(status) = task.remove("status") {
+        task.insert("status".into(), status_to_rest(status));
+    }
+    if let Some(Value::Array(artifacts)) = task.remove("artifacts") {
+        task.insert(
+            "artifacts".into(),
+            Value::Array(artifacts.into_iter().map(artifact_to_rest).collect()),
+        );
+    }
+    if let Some(Value::Array(history)) = task.remove("history") {
+        task.insert(
+            "history".into(),
+            Value::Array(history.into_iter().map(message_to_rest).collect()),
+        );
+    }
+    Value::Object(task)
+}
+
+/// A kind-tagged 0.3 object (a send result or a stream event) as a proto `StreamResponse`.
+fn tagged_to_rest(value: Value) -> Value {
+    let mut value = object(value);
+    let kind = value.remove("kind");
+    match kind.as_ref().and_then(Value::as_str) {
+        Some("message") => json!({ "message": message_to_rest(Value::Object(value)) }),
+        Some("status-update") => {
+            if let Some(status) = value.remove("status") {
+                value.insert("status".into(), status_to_rest(status));
+            }
+            json!({ "statusUpdate": value })
+        }
+        Some("artifact-update") => {
+            if let Some(artifact) = value.remove("artifact") {
+                value.insert("artifact".into(), artifact_to_rest(artifact));
+            }
+            json!({ "artifactUpdate": value })
+        }
+        _ => json!({ "task": task_to_rest(Value::Object(value)) }),
+    }
+}
+
+fn push_to_rest(config: Value) -> Value {
+    let mut config = object(config);
+    let task_id = config
+        .get("taskId")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let inner = config.remove("pushNotificationConfig").unwrap_or_default();
+    let config_id = inner.get("id").and_then(Value::as_str).unwrap_or_default();
+    json!({
+        "name": format!("tasks/{task_id}/pushNotificationConfigs/{config_id}"),
+        "pushNotificationConfig": inner,
+    })
+}
+
+fn send_to_rpc(body: Map<String, Value>) -> Value {
+    let mut body = body;
+    let message = body
+        .remove("message")
+        .or_else(|| body.remove("request"))
+        .map(message_to_rpc)
+        .unwrap_or_default();
+    let mut params = Map::new();
+    params.insert("message".into(), message);
+    // `blocking` is a proto3 bool: absent is `false` (a2a-sdk 0.3.26's REST server reads it so),
+    // where the JSON-RPC binding reads an absent `blocking` as blocking.
+    let mut configuration = object(body.remove("configuration").unwrap_or_default());
+    if let Some(push) = configuration.remove("pushNotification") {
+        configuration.insert("pushNotificationConfig".into(), push);
+    }
+    configuration
+        .entry("blocking")
+        .or_insert(Value::Bool(false));
+    params.insert("configuration".into(), Value::Object(configuration));
+    params.extend(body);
+    Value::Object(params)
+}
+
+fn body_object(body: &[u8]) -> Result<Map<String, Value>, DecodeError> {
+    if body.trim_ascii().is_empty() {
+        return Ok(Map::new());
+    }
+    match serde_json::from_slice::<Value>(body) {
+        Ok(Value::Object(object)) => Ok(object),
+        Ok(_) => Err(DecodeError::new("the body must be a JSON object")),
+        Err(error) => Err(DecodeError::new(format!(
+            "the body is not valid JSON: {error}"
+        ))),
+    }
+}
+
+fn history_length(query: Option<&str>) -> Result<Option<i64>, DecodeError> {
+    let mut length = None;
+    for (name, value) in form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
+        match name.as_ref() {
+            "historyLength" => {
+                length = Some(value.parse::<i64>().map_err(|_| {
+                    DecodeError::new(format!(
+                        "query parameter `historyLength`: {value:?} is not an integer"
+                    ))
+                })?);
+            }
+            other => {
+                return Err(DecodeError::new(format!(
+                    "query parameter `{other}` is not one this operation takes"
+                )));
+            }
+        }
+    }
+    Ok(length)
+}
+
+impl RestCodec for V03Rest {
+    fn revision(&self) -> Revision {
+        Revision::V0_3
+    }
+
+    fn calls_upstream(&self) -> bool {
+        false
+    }
+
+    fn route(&self, method: &http::Method, path: &str) -> Result<RestRoute, RouteMiss> {
+        let mut allow = Vec::new();
+        for (operation, verb, template) in PATHS {
+            let Some((id, config)) = matches(template, path) else {
+                continue;
+            };
+            if method.as_str() != verb {
+                allow.push(verb);
+                continue;
+            }
+            return Ok(RestRoute {
+                method: operation,
+                task_id: id.map(unescape),
+                config_id: config.map(unescape),
+                tenant: None,
+            });
+        }
+        if allow.is_empty() {
+            Err(RouteMiss::NotFound)
+        } else {
+            Err(RouteMiss::MethodNotAllowed {
+                allow: allow.join(", "),
+            })
+        }
+    }
+
+    fn decode_request(
+        &self,
+        route: &RestRoute,
+        query: Option<&str>,
+        body: &[u8],
+    ) -> Result<Call, DecodeError> {
+        let method = route.method;
+        let id = route.task_id.clone().unwrap_or_default();
+        let params = match method {
+            Method::SendMessage | Method::SendStreamingMessage => send_to_rpc(body_object(body)?),
+            Method::GetTask => {
+                let mut params = json!({ "id": id });
+                if let Some(length) = history_length(query)? {
+                    params["historyLength"] = json!(length);
+                }
+                params
+            }
+            Method::CancelTask | Method::SubscribeToTask | Method::ListPushConfigs => {
+                json!({ "id": id })
+            }
+            Method::CreatePushConfig => {
+                let mut body = body_object(body)?;
+                // a2a-sdk 0.3.26 sends the whole request ({parent, configId, config}); the
+                // proto binds the body to `config` alone: both are read.
+                let config = match body.remove("config") {
+                    Some(config) => object(config),
+                    None => body,
+                };
+                let inner = config
+                    .get("pushNotificationConfig")
+                    .cloned()
+                    .ok_or_else(|| DecodeError::new("the body has no `pushNotificationConfig`"))?;
+                json!({ "taskId": id, "pushNotificationConfig": inner })
+            }
+            Method::GetPushConfig | Method::DeletePushConfig => json!({
+                "id": id,
+                "pushNotificationConfigId": route.config_id.clone().unwrap_or_default(),
+            }),
+            _ => {
+                return Err(DecodeError::new(format!(
+                    "{} has no A2A 0.3 HTTP+JSON form",
+                    method.label()
+                )));
+            }
+        };
+        let bytes = serde_json::to_vec(&params).map_err(DecodeError::from)?;
+        V03JsonRpc.decode_params(method, Some(&bytes))
+    }
+
+    fn encode_result(
+        &self,
+        method: Method,
+        reply: Reply,
+    ) -> Result<Translated<Vec<u8>>, EncodeError> {
+        let encoded = V03JsonRpc.encode_result(method, reply)?;
+        let value: Value = serde_json::from_slice(&encoded.value).unwrap_or_default();
+        let rest = match method {
+            Method::SendMessage => tagged_to_rest(value),
+            Method::GetTask | Method::CancelTask => task_to_rest(value),
+            Method::CreatePushConfig | Method::GetPushConfig => push_to_rest(value),
+            Method::ListPushConfigs => {
+                let configs = match value {
+                    Value::Array(configs) => configs.into_iter().map(push_to_rest).collect(),
+                    _ => Vec::new(),
+                };
+                json!({ "configs": configs })
+            }
+            Method::DeletePushConfig => json!({}),
+            _ => value,
+        };
+        Ok(Translated {
+            value: serde_json::to_vec(&rest).unwrap_or_default(),
+            losses: encoded.losses,
+        })
+    }
+
+    fn encode_event(&self, event: StreamEvent) -> Translated<Vec<u8>> {
+        let encoded = V03JsonRpc.encode_event(event);
+        let value: Value = serde_json::from_slice(&encoded.value).unwrap_or_default();
+        Translated {
+            value: serde_json::to_vec(&tagged_to_rest(value)).unwrap_or_default(),
+            losses: encoded.losses,
+        }
+    }
+
+    fn encode_error(&self, error: RpcError, status: Option<u16>) -> RestError {
+        let status = status.unwrap_or_else(|| status_of(error.code));
+        RestError {
+            status,
+            body: Translated {
+                value: serde_json::to_vec(&json!({ "message": error.message })).unwrap_or_default(),
+                losses: Vec::new(),
+            },
+        }
+    }
+
+    fn encode_request(&self, call: Call) -> Result<RestRequest, EncodeError> {
+        Err(EncodeError::Unrepresentable(format!(
+            "{} toward an A2A 0.3 HTTP+JSON agent: such agents are not called",
+            call.method().label()
+        )))
+    }
+
+    fn decode_result(&self, _method: Method, _body: &[u8]) -> Result<Reply, DecodeError> {
+        Err(DecodeError::new("A2A 0.3 HTTP+JSON agents are not called"))
+    }
+
+    fn decode_event(&self, _data: &[u8]) -> Result<StreamEvent, DecodeError> {
+        Err(DecodeError::new("A2A 0.3 HTTP+JSON agents are not called"))
+    }
+
+    fn decode_error(&self, _status: u16, _body: &[u8]) -> Result<RpcError, DecodeError> {
+        Err(DecodeError::new("A2A 0.3 HTTP+JSON agents are not called"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![expect(
+        clippy::unwrap_used,
+        clippy::panic,
+        reason = "tests unwrap what they just built and fail naming what they got"
+    )]
+
+    use super::*;
+
+    fn route(verb: &str, path: &str) -> Result<RestRoute, RouteMiss> {
+        V03Rest.route(&http::Method::from_bytes(verb.as_bytes()).unwrap(), path)
+    }
+
+    #[test]
+    fn every_row_names_its_operation_and_nothing_else_matches() {
+        for (method, verb, template) in PATHS {
+            let concrete = template.replace("{id}", "t-1").replace("{config}", "c-1");
+            let found = route(verb, &concrete).unwrap();
+            assert_eq!(found.method, method, "{verb} {concrete}");
+        }
+        assert_eq!(route("GET", "/message:send"), Err(RouteMiss::NotFound));
+        assert_eq!(
+            route("POST", "/v1/tasks/t-1:subscribe"),
+            Err(RouteMiss::MethodNotAllowed {
+                allow: "GET".to_owned()
+            })
+        );
+        assert_eq!(route("GET", "/v1/tasks"), Err(RouteMiss::NotFound));
+    }
+
+    #[test]
+    fn every_error_code_has_a_status() {
+        for code in ErrorCode::NAMED {
+            assert!(STATUSES.iter().any(|(c, _)| *c == code), "{code:?}");
+        }
+        assert_eq!(STATUSES.len(), ErrorCode::NAMED.len());
+        assert_eq!(status_of(ErrorCode::TaskNotCancelable), 409);
+    }
+
+    #[test]
+    fn a_proto_json_send_reads_as_the_json_rpc_send_and_a_task_writes_back_in_proto_json() {
+        let send = route("POST", "/v1/message:send").unwrap();
+        let body = br#"{"message":{"messageId":"m-1","role":"ROLE_USER","content":[{"text":"hi"},{"file":{"fileWithUri":"http://x/f","mimeType":"image/png"}},{"data":{"data":{"a":1}}}]},"configuration":{"blocking":true}}"#;
+        let call = V03Rest.decode_request(&send, None, body).unwrap();
+        let Call::SendMessage(params) = &call else {
+            panic!("{call:?}")
+        };
+        assert_eq!(params.message.parts.len(), 3);
+        assert_eq!(params.message.role, bridge_ir::Role::User);
+
+        let task = br#"{"kind":"task","id":"t-1","contextId":"c-1","status":{"state":"canceled","message":{"kind":"message","messageId":"m-2","role":"agent","parts":[{"kind":"text","text":"bye"}]}},"artifacts":[{"artifactId":"a-1","parts":[{"kind":"text","text":"out"}]}]}"#;
+        let reply = V03JsonRpc.decode_result(Method::GetTask, task).unwrap();
+        let written = V03Rest.encode_result(Method::GetTask, reply).unwrap();
+        let value: Value = serde_json::from_slice(&written.value).unwrap();
+        assert_eq!(value["status"]["state"], "TASK_STATE_CANCELLED");
+        assert_eq!(value["status"]["message"]["role"], "ROLE_AGENT");
+        assert_eq!(value["status"]["message"]["content"][0]["text"], "bye");
+        assert_eq!(value["artifacts"][0]["parts"][0]["text"], "out");
+        assert!(value.get("kind").is_none(), "{value}");
+    }
+
+    #[test]
+    fn states_and_roles_are_respelled_both_ways() {
+        for state in [
+            "submitted",
+            "working",
+            "input-required",
+            "completed",
+            "canceled",
+            "failed",
+            "rejected",
+            "auth-required",
+        ] {
+            let rest = state_to_rest(state);
+            assert_eq!(state_to_rpc(rest.as_str().unwrap()), json!(state), "{rest}");
+        }
+        assert_eq!(state_to_rest("canceled"), json!("TASK_STATE_CANCELLED"));
+        for role in ["user", "agent"] {
+            assert_eq!(
+                role_to_rpc(role_to_rest(role).as_str().unwrap()),
+                json!(role)
+            );
+        }
+    }
+}
