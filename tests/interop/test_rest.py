@@ -18,11 +18,25 @@ from conftest import REVISIONS
 SCENARIOS = [s for s in checks.CHECKS if checks.applies(s, '1.0')]
 
 
-AGENTS = {'0.3': 'agent0.3-jsonrpc', '1.0': 'agent1.0-jsonrpc', '1.0-rest': 'agent1.0-rest'}
+AGENTS = {
+    '0.3': 'agent0.3-jsonrpc',
+    '1.0': 'agent1.0-jsonrpc',
+    '0.3-rest': 'agent0.3-rest',
+    '1.0-rest': 'agent1.0-rest',
+}
+# What a2a-sdk 0.3.26's REST server does not serve (see test_rest_agent.py).
+NOT_AT_0_3_REST = {'push_config', 'extended_card'}
 
 
-@pytest.mark.parametrize('agent', list(AGENTS), ids=list(AGENTS.values()))
-@pytest.mark.parametrize('scenario', SCENARIOS)
+def pairs(scenarios: list[str]):
+    for agent, label in AGENTS.items():
+        for scenario in scenarios:
+            if agent == '0.3-rest' and scenario in NOT_AT_0_3_REST:
+                continue
+            yield pytest.param(agent, scenario, id=f'{scenario}-{label}')
+
+
+@pytest.mark.parametrize(('agent', 'scenario'), list(pairs(SCENARIOS)))
 def test_a_1_0_rest_client_reaches_every_agent_through_the_bridge(observe, agent, scenario):
     obs = observe('1.0', agent, 'bridge', 'rest')
     try:
@@ -44,8 +58,7 @@ V03_SCENARIOS = [
 ]
 
 
-@pytest.mark.parametrize('agent', list(AGENTS), ids=list(AGENTS.values()))
-@pytest.mark.parametrize('scenario', V03_SCENARIOS)
+@pytest.mark.parametrize(('agent', 'scenario'), list(pairs(V03_SCENARIOS)))
 def test_a_0_3_rest_client_reaches_every_agent_through_the_bridge(observe, agent, scenario):
     obs = observe('0.3', agent, 'bridge', 'rest')
     try:

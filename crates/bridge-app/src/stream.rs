@@ -707,6 +707,19 @@ impl State {
                             Source::Done
                         };
                     }
+                    Some(Err(error)) if self.translator.subscription => {
+                        // An agent may give up a subscription by breaking the connection
+                        // (a2a-sdk 0.3's REST server aborts the body): follow the task if it
+                        // is still running.
+                        let failure = pipeline::upstream_failure(&error);
+                        let (frames, followed) = self.translator.upstream_refused(failure).await;
+                        self.pending.extend(frames);
+                        self.source = if followed {
+                            Source::Follow
+                        } else {
+                            Source::Done
+                        };
+                    }
                     Some(Err(error)) => {
                         self.source = Source::Done;
                         return Some(self.translator.error(pipeline::upstream_failure(&error)));

@@ -17,8 +17,12 @@
 //! A 0.3 REST error is `{"message": …}` under the HTTP status a2a-sdk 0.3.26 gives its code
 //! ([`STATUSES`]).
 //!
-//! Not covered yet: `GET /v1/card` (the extended card in the 0.3 proto's card shape), and calling
-//! a 0.3 agent over HTTP+JSON ([`RestCodec::calls_upstream`] is false).
+//! Calling a 0.3 agent over HTTP+JSON writes the same shapes the other way, with what a2a-sdk
+//! 0.3.26's server requires: a `blocking` that says blocking, the whole
+//! `CreateTaskPushNotificationConfigRequest` for a push-config create, `{"name": "tasks/…"}` for a
+//! cancel. Its errors are read back from their HTTP status (`{"message"}` carries no code).
+//!
+//! Not covered yet: `GET /v1/card` (the extended card in the 0.3 proto's card shape).
 
 use bridge_app::codec::{
     DecodeError, EncodeError, JsonRpcCodec as _, RestCodec, RestError, RestRequest, RestRoute,
@@ -132,9 +136,7 @@ fn object(value: Value) -> Map<String, Value> {
     }
 }
 
-/// A proto enum name as the JSON-RPC spelling (`TASK_STATE_INPUT_REQUIRED` -> `input-required`);
-/// requests carry no state, so only the tests read this direction, to prove the table both ways.
-#[cfg(test)]
+/// A proto enum name as the JSON-RPC spelling (`TASK_STATE_INPUT_REQUIRED` -> `input-required`).
 fn state_to_rpc(name: &str) -> Value {
     let lower = name
         .strip_prefix("TASK_STATE_")
@@ -357,6 +359,215 @@ fn tagged_to_rest(value: Value) -> Value {
     }
 }
 
+fn status_to_rpc(status: Value) -> Value {
+    let mut status = object(status);
+    if let Some(Value::String(state)) = status.get("state").cloned() {
+        status.insert("state".into(), state_to_rpc(&state));
+    }
+    if let Some(message) = status.remove("message") {
+        status.insert("message".into(), message_to_rpc(message));
+    }
+    Value::Object(status)
+}
+
+fn artifact_to_rpc(artifact: Value) -> Value {
+    let mut artifact = object(artifact);
+    if let Some(Value::Array(parts)) = artifact.remove("parts") {
+        artifact.insert(
+            "parts".into(),
+            Value::Array(parts.into_iter().map(part_to_rpc).collect()),
+        );
+    }
+    Value::Object(artifact)
+}
+
+fn task_to_rpc(task: Value) -> Value {
+    let mut task = object(task);
+    let mut out = Map::new();
+    out.insert("kind".into(), json!("task"));
+    if let Some(status) = task.remove("status") {
+        out.insert("status".into(), status_to_rpc(status));
+    }
+    if let Some(Value::Array(artifacts)) = task.remove("artifacts") {
+        out.insert(
+            "artifacts".into(),
+            Value::Array(artifacts.into_iter().map(artifact_to_rpc).collect()),
+        );
+    }
+    if let Some(Value::Array(history)) = task.remove("history") {
+        out.insert(
+            "history".into(),
+            Value::Array(history.into_iter().map(message_to_rpc).collect()),
+        );
+    }
+    out.extend(task);
+    Value::Object(out)
+}
+
+/// A proto `StreamResponse` (or `SendMessageResponse`) as the kind-tagged 0.3 object.
+fn tagged_to_rpc(value: Value) -> Value {
+    let mut value = object(value);
+    if let Some(task) = value.remove("task") {
+        return task_to_rpc(task);
+    }
+    if let Some(message) = value.remove("message").or_else(|| value.remove("msg")) {
+        return message_to_rpc(message);
+    }
+    if let Some(update) = value.remove("statusUpdate") {
+        let mut update = object(update);
+        let mut out = Map::new();
+        out.insert("kind".into(), json!("status-update"));
+        if let Some(status) = update.remove("status") {
+            out.insert("status".into(), status_to_rpc(status));
+        }
+        out.entry("final").or_insert(Value::Bool(false));
+        if let Some(last) = update.remove("final") {
+            out.insert("final".into(), last);
+        }
+        out.extend(update);
+        return Value::Object(out);
+    }
+    if let Some(update) = value.remove("artifactUpdate") {
+        let mut update = object(update);
+        let mut out = Map::new();
+        out.insert("kind".into(), json!("artifact-update"));
+        if let Some(artifact) = update.remove("artifact") {
+            out.insert("artifact".into(), artifact_to_rpc(artifact));
+        }
+        out.extend(update);
+        return Value::Object(out);
+    }
+    Value::Object(value)
+}
+
+/// A proto `TaskPushNotificationConfig` (`name` = `tasks/{id}/pushNotificationConfigs/{cid}`)
+/// as the JSON-RPC one (`taskId`).
+fn push_to_rpc(config: Value) -> Value {
+    let mut config = object(config);
+    let task_id = config
+        .remove("name")
+        .and_then(|name| name.as_str().map(str::to_owned))
+        .and_then(|name| {
+            name.strip_prefix("tasks/")
+                .map(|rest| rest.split('/').next().unwrap_or_default().to_owned())
+        })
+        .unwrap_or_default();
+    json!({
+        "taskId": task_id,
+        "pushNotificationConfig": config.remove("pushNotificationConfig").unwrap_or_default(),
+    })
+}
+
+/// The JSON-RPC send params as the proto `SendMessageRequest` a 0.3 REST agent reads.
+fn send_to_rest(params: Map<String, Value>) -> Value {
+    let mut params = params;
+    let mut body = Map::new();
+    if let Some(message) = params.remove("message") {
+        body.insert("message".into(), message_to_rest(message));
+    }
+    // An absent JSON-RPC `blocking` is blocking; the proto3 bool must say so.
+    let mut configuration = object(params.remove("configuration").unwrap_or_default());
+    if let Some(push) = configuration.remove("pushNotificationConfig") {
+        configuration.insert("pushNotification".into(), push);
+    }
+    configuration.entry("blocking").or_insert(Value::Bool(true));
+    body.insert("configuration".into(), Value::Object(configuration));
+    body.extend(params);
+    Value::Object(body)
+}
+
+fn escape(text: &str) -> String {
+    form_urlencoded::byte_serialize(text.as_bytes())
+        .collect::<String>()
+        .replace('+', "%20")
+}
+
+fn encode_call(call: Call) -> Result<RestRequest, EncodeError> {
+    let method = call.method();
+    let Some(&(_, verb, template)) = PATHS.iter().find(|(m, _, _)| *m == method) else {
+        return Err(EncodeError::Unrepresentable(format!(
+            "{} has no A2A 0.3 HTTP+JSON form the bridge calls",
+            method.label()
+        )));
+    };
+    let encoded = V03JsonRpc.encode_params(call)?;
+    let mut params = object(serde_json::from_slice(&encoded.value).unwrap_or_default());
+    let text = |params: &Map<String, Value>, name: &str| {
+        params
+            .get(name)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let task_id = match method {
+        Method::CreatePushConfig => text(&params, "taskId"),
+        _ => text(&params, "id"),
+    };
+    let config_id = match method {
+        Method::GetPushConfig | Method::DeletePushConfig => {
+            Some(text(&params, "pushNotificationConfigId")).filter(|c| !c.is_empty())
+        }
+        _ => None,
+    }
+    .unwrap_or_else(|| task_id.clone());
+    let path = template
+        .replace("{id}", &escape(&task_id))
+        .replace("{config}", &escape(&config_id));
+    let mut query = None;
+    let body = match method {
+        Method::SendMessage | Method::SendStreamingMessage => send_to_rest(params),
+        Method::GetTask => {
+            if let Some(length) = params.remove("historyLength") {
+                query = Some(format!("historyLength={length}"));
+            }
+            Value::Null
+        }
+        Method::CancelTask => json!({ "name": format!("tasks/{task_id}") }),
+        Method::CreatePushConfig => {
+            let inner = params.remove("pushNotificationConfig").unwrap_or_default();
+            let id = inner
+                .get("id")
+                .and_then(Value::as_str)
+                .unwrap_or(&task_id)
+                .to_owned();
+            json!({
+                "parent": format!("tasks/{task_id}"),
+                "configId": id,
+                "config": {
+                    "name": format!("tasks/{task_id}/pushNotificationConfigs/{id}"),
+                    "pushNotificationConfig": inner,
+                },
+            })
+        }
+        _ => Value::Null,
+    };
+    Ok(RestRequest {
+        method: http::Method::from_bytes(verb.as_bytes()).unwrap_or(http::Method::POST),
+        path,
+        query,
+        body: Translated {
+            value: if body.is_null() {
+                Vec::new()
+            } else {
+                serde_json::to_vec(&body).unwrap_or_default()
+            },
+            losses: encoded.losses,
+        },
+    })
+}
+
+/// The error code an HTTP status stands for over 0.3 HTTP+JSON, the first row with it.
+fn code_of(status: u16) -> ErrorCode {
+    match status {
+        404 => ErrorCode::TaskNotFound,
+        400 => ErrorCode::InvalidRequest,
+        _ => STATUSES
+            .iter()
+            .find(|(_, s)| *s == status)
+            .map_or(ErrorCode::InternalError, |&(code, _)| code),
+    }
+}
+
 fn push_to_rest(config: Value) -> Value {
     let mut config = object(config);
     let task_id = config
@@ -432,10 +643,6 @@ fn history_length(query: Option<&str>) -> Result<Option<i64>, DecodeError> {
 impl RestCodec for V03Rest {
     fn revision(&self) -> Revision {
         Revision::V0_3
-    }
-
-    fn calls_upstream(&self) -> bool {
-        false
     }
 
     fn route(&self, method: &http::Method, path: &str) -> Result<RestRoute, RouteMiss> {
@@ -561,22 +768,49 @@ impl RestCodec for V03Rest {
     }
 
     fn encode_request(&self, call: Call) -> Result<RestRequest, EncodeError> {
-        Err(EncodeError::Unrepresentable(format!(
-            "{} toward an A2A 0.3 HTTP+JSON agent: such agents are not called",
-            call.method().label()
-        )))
+        encode_call(call)
     }
 
-    fn decode_result(&self, _method: Method, _body: &[u8]) -> Result<Reply, DecodeError> {
-        Err(DecodeError::new("A2A 0.3 HTTP+JSON agents are not called"))
+    fn decode_result(&self, method: Method, body: &[u8]) -> Result<Reply, DecodeError> {
+        let value: Value = if body.trim_ascii().is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_slice(body).map_err(DecodeError::from)?
+        };
+        let rpc = match method {
+            Method::SendMessage => tagged_to_rpc(value),
+            Method::GetTask | Method::CancelTask => task_to_rpc(value),
+            Method::CreatePushConfig | Method::GetPushConfig => push_to_rpc(value),
+            Method::ListPushConfigs => match value.get("configs") {
+                Some(Value::Array(configs)) => {
+                    Value::Array(configs.iter().cloned().map(push_to_rpc).collect())
+                }
+                _ => Value::Array(Vec::new()),
+            },
+            Method::DeletePushConfig => Value::Null,
+            _ => value,
+        };
+        let bytes = serde_json::to_vec(&rpc).map_err(DecodeError::from)?;
+        V03JsonRpc.decode_result(method, &bytes)
     }
 
-    fn decode_event(&self, _data: &[u8]) -> Result<StreamEvent, DecodeError> {
-        Err(DecodeError::new("A2A 0.3 HTTP+JSON agents are not called"))
+    fn decode_event(&self, data: &[u8]) -> Result<StreamEvent, DecodeError> {
+        let value: Value = serde_json::from_slice(data).map_err(DecodeError::from)?;
+        let bytes = serde_json::to_vec(&tagged_to_rpc(value)).map_err(DecodeError::from)?;
+        V03JsonRpc.decode_event(&bytes)
     }
 
-    fn decode_error(&self, _status: u16, _body: &[u8]) -> Result<RpcError, DecodeError> {
-        Err(DecodeError::new("A2A 0.3 HTTP+JSON agents are not called"))
+    fn decode_error(&self, status: u16, body: &[u8]) -> Result<RpcError, DecodeError> {
+        let value: Value = serde_json::from_slice(body).map_err(|e| {
+            DecodeError::new(format!("an HTTP {status} error body is not JSON: {e}"))
+        })?;
+        // a2a-sdk 0.3.26 writes `{"message"}`; its framework's own 404 and 405 `{"detail"}`.
+        let message = value
+            .get("message")
+            .or_else(|| value.get("detail"))
+            .and_then(Value::as_str)
+            .ok_or_else(|| DecodeError::new(format!("an HTTP {status} answer has no `message`")))?;
+        Ok(RpcError::new(code_of(status), message))
     }
 }
 
@@ -640,6 +874,62 @@ mod tests {
         assert_eq!(value["status"]["message"]["content"][0]["text"], "bye");
         assert_eq!(value["artifacts"][0]["parts"][0]["text"], "out");
         assert!(value.get("kind").is_none(), "{value}");
+    }
+
+    #[test]
+    fn calls_toward_a_0_3_rest_agent_take_the_shapes_a2a_sdk_0_3_reads() {
+        let send = br#"{"message":{"kind":"message","messageId":"m-1","role":"user","parts":[{"kind":"text","text":"hi"}]}}"#;
+        let call = V03JsonRpc
+            .decode_params(Method::SendMessage, Some(send))
+            .unwrap();
+        let request = V03Rest.encode_request(call).unwrap();
+        assert_eq!(
+            (request.method.as_str(), request.path.as_str()),
+            ("POST", "/v1/message:send")
+        );
+        let body: Value = serde_json::from_slice(&request.body.value).unwrap();
+        assert_eq!(body["message"]["content"][0]["text"], "hi");
+        assert_eq!(body["message"]["role"], "ROLE_USER");
+        assert_eq!(
+            body["configuration"]["blocking"], true,
+            "absent is blocking: {body}"
+        );
+
+        let cancel = V03JsonRpc
+            .decode_params(Method::CancelTask, Some(br#"{"id":"t 1"}"#))
+            .unwrap();
+        let request = V03Rest.encode_request(cancel).unwrap();
+        assert_eq!(request.path, "/v1/tasks/t%201:cancel");
+        assert_eq!(
+            serde_json::from_slice::<Value>(&request.body.value).unwrap(),
+            json!({"name": "tasks/t 1"})
+        );
+
+        let get = V03JsonRpc
+            .decode_params(Method::GetTask, Some(br#"{"id":"t-1","historyLength":3}"#))
+            .unwrap();
+        let request = V03Rest.encode_request(get).unwrap();
+        assert_eq!(
+            (request.method.as_str(), request.query.as_deref()),
+            ("GET", Some("historyLength=3"))
+        );
+        assert!(request.body.value.is_empty());
+
+        let event = V03Rest
+            .decode_event(br#"{"statusUpdate":{"taskId":"t-1","contextId":"c-1","status":{"state":"TASK_STATE_CANCELLED"},"final":true}}"#)
+            .unwrap();
+        let StreamEvent::StatusUpdate(update) = event else {
+            panic!("{event:?}")
+        };
+        assert_eq!(update.status.state, bridge_ir::TaskState::Canceled);
+        let error = V03Rest
+            .decode_error(409, br#"{"message":"Task cannot be canceled"}"#)
+            .unwrap();
+        assert_eq!(error.code, ErrorCode::TaskNotCancelable);
+        let error = V03Rest
+            .decode_error(405, br#"{"detail":"Method Not Allowed"}"#)
+            .unwrap();
+        assert_eq!(error.code, ErrorCode::InternalError);
     }
 
     #[test]

@@ -19,7 +19,7 @@ import sys
 
 import uvicorn
 from a2a.server.agent_execution import AgentExecutor, RequestContext
-from a2a.server.apps import A2AStarletteApplication
+from a2a.server.apps import A2ARESTFastAPIApplication, A2AStarletteApplication
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.tasks import (
@@ -149,7 +149,7 @@ class InteropExecutor(AgentExecutor):
         await updater.cancel()
 
 
-def build_cards(base_url: str) -> tuple[AgentCard, AgentCard]:
+def build_cards(base_url: str, transport: str = TransportProtocol.jsonrpc) -> tuple[AgentCard, AgentCard]:
     skill = AgentSkill(
         id=b.SKILL_ID,
         name='interop behaviours',
@@ -162,7 +162,7 @@ def build_cards(base_url: str) -> tuple[AgentCard, AgentCard]:
         url=base_url,
         version=b.AGENT_VERSION,
         protocol_version='0.3.0',
-        preferred_transport=TransportProtocol.jsonrpc,
+        preferred_transport=transport,
         capabilities=AgentCapabilities(streaming=True, push_notifications=True),
         default_input_modes=list(b.INPUT_MODES),
         default_output_modes=list(b.OUTPUT_MODES),
@@ -185,22 +185,26 @@ def build_cards(base_url: str) -> tuple[AgentCard, AgentCard]:
     return card, extended
 
 
-async def serve(port: int) -> None:
+async def serve(port: int, binding: str) -> None:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(('127.0.0.1', port))
     sock.listen(128)
     bound = sock.getsockname()[1]
     base_url = f'http://127.0.0.1:{bound}/'
-    card, extended = build_cards(base_url)
+    rest = binding == 'rest'
+    # a2a-sdk 0.3's REST client appends /v1/... to the card URL: the base without a slash.
+    card, extended = build_cards(
+        base_url.rstrip('/') if rest else base_url,
+        TransportProtocol.http_json if rest else TransportProtocol.jsonrpc,
+    )
     handler = DefaultRequestHandler(
         agent_executor=InteropExecutor(),
         task_store=InMemoryTaskStore(),
         push_config_store=InMemoryPushNotificationConfigStore(),
     )
-    app = A2AStarletteApplication(
-        agent_card=card, http_handler=handler, extended_agent_card=extended
-    ).build()
+    application = A2ARESTFastAPIApplication if rest else A2AStarletteApplication
+    app = application(agent_card=card, http_handler=handler, extended_agent_card=extended).build()
     server = uvicorn.Server(uvicorn.Config(app, log_level='warning', lifespan='off'))
     print(f'READY {base_url}', flush=True)
     await server.serve(sockets=[sock])
@@ -209,9 +213,10 @@ async def serve(port: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--port', type=int, default=0)
+    parser.add_argument('--binding', choices=['jsonrpc', 'rest'], default='jsonrpc')
     args = parser.parse_args()
     try:
-        asyncio.run(serve(args.port))
+        asyncio.run(serve(args.port, args.binding))
     except KeyboardInterrupt:
         sys.exit(0)
 
