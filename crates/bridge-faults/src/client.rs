@@ -141,6 +141,34 @@ impl Caller {
         read(self.sender.send_request(request).await?).await
     }
 
+    /// Sends `method` `path` with `headers` and `body` (an HTTP+JSON call) and reads the whole
+    /// answer.
+    ///
+    /// # Errors
+    ///
+    /// The transport error.
+    pub async fn request(
+        &mut self,
+        method: http::Method,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: impl Into<Bytes>,
+    ) -> Result<Answer, hyper::Error> {
+        let mut request = Request::builder()
+            .method(method)
+            .uri(path)
+            .header(header::HOST, "bridge")
+            .header(header::CONTENT_TYPE, "application/json");
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let request = request
+            .body(Full::new(body.into()))
+            .unwrap_or_else(|_| Request::new(Full::new(Bytes::new())));
+        self.sender.ready().await?;
+        read(self.sender.send_request(request).await?).await
+    }
+
     /// POSTs `body` to `/` with `headers` and reads the whole answer.
     ///
     /// # Errors

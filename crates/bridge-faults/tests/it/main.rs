@@ -7,6 +7,7 @@
 )]
 
 mod callers;
+mod rest;
 mod soak;
 mod upstream;
 
