@@ -285,3 +285,24 @@ pub struct RestRequest {
     /// The body (empty for GET and DELETE), and what the revision could not say.
     pub body: Translated<Vec<u8>>,
 }
+
+/// An HTTP+JSON request body as a JSON object, the form every revision's request messages take;
+/// an empty body is `{}`.
+///
+/// # Errors
+///
+/// [`DecodeError`] when the body is not JSON, or not an object.
+pub fn rest_body_object(
+    body: &[u8],
+) -> Result<serde_json::Map<String, serde_json::Value>, DecodeError> {
+    if body.trim_ascii().is_empty() {
+        return Ok(serde_json::Map::new());
+    }
+    match serde_json::from_slice::<serde_json::Value>(body) {
+        Ok(serde_json::Value::Object(object)) => Ok(object),
+        Ok(_) => Err(DecodeError::new("the body must be a JSON object")),
+        Err(error) => Err(DecodeError::new(format!(
+            "the body is not valid JSON: {error}"
+        ))),
+    }
+}

@@ -606,19 +606,6 @@ fn send_to_rpc(body: Map<String, Value>) -> Value {
     Value::Object(params)
 }
 
-fn body_object(body: &[u8]) -> Result<Map<String, Value>, DecodeError> {
-    if body.trim_ascii().is_empty() {
-        return Ok(Map::new());
-    }
-    match serde_json::from_slice::<Value>(body) {
-        Ok(Value::Object(object)) => Ok(object),
-        Ok(_) => Err(DecodeError::new("the body must be a JSON object")),
-        Err(error) => Err(DecodeError::new(format!(
-            "the body is not valid JSON: {error}"
-        ))),
-    }
-}
-
 fn history_length(query: Option<&str>) -> Result<Option<i64>, DecodeError> {
     let mut length = None;
     for (name, value) in form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
@@ -680,7 +667,9 @@ impl RestCodec for V03Rest {
         let method = route.method;
         let id = route.task_id.clone().unwrap_or_default();
         let params = match method {
-            Method::SendMessage | Method::SendStreamingMessage => send_to_rpc(body_object(body)?),
+            Method::SendMessage | Method::SendStreamingMessage => {
+                send_to_rpc(bridge_app::codec::rest_body_object(body)?)
+            }
             Method::GetTask => {
                 let mut params = json!({ "id": id });
                 if let Some(length) = history_length(query)? {
@@ -692,7 +681,7 @@ impl RestCodec for V03Rest {
                 json!({ "id": id })
             }
             Method::CreatePushConfig => {
-                let mut body = body_object(body)?;
+                let mut body = bridge_app::codec::rest_body_object(body)?;
                 // a2a-sdk 0.3.26 sends the whole request ({parent, configId, config}); the
                 // proto binds the body to `config` alone: both are read.
                 let config = match body.remove("config") {

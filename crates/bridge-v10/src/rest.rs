@@ -329,20 +329,6 @@ fn read_query(
     Ok(())
 }
 
-/// The request body as a JSON object; an empty body is `{}`.
-fn body_object(body: &[u8]) -> Result<Map<String, Value>, DecodeError> {
-    if body.trim_ascii().is_empty() {
-        return Ok(Map::new());
-    }
-    match serde_json::from_slice::<Value>(body) {
-        Ok(Value::Object(object)) => Ok(object),
-        Ok(_) => Err(DecodeError::new("the body must be a JSON object")),
-        Err(error) => Err(DecodeError::new(format!(
-            "the body is not valid JSON: {error}"
-        ))),
-    }
-}
-
 #[derive(Serialize)]
 struct StatusOut {
     error: StatusBody,
@@ -387,7 +373,7 @@ impl RestCodec for V10Rest {
                 }
                 Map::new()
             }
-            _ => body_object(body)?,
+            _ => bridge_app::codec::rest_body_object(body)?,
         };
         if let Some(query) = query {
             read_query(method, query, &mut params)?;
