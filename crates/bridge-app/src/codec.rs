@@ -306,3 +306,82 @@ pub fn rest_body_object(
         ))),
     }
 }
+
+/// The path parameters (`{id}`, `{config}`) of `path` under an HTTP+JSON path `template`, or
+/// `None` when the path does not match it. A parameter ends at `/` or `:` and is never empty.
+#[must_use]
+pub fn rest_path_params<'a>(
+    template: &str,
+    path: &'a str,
+) -> Option<(Option<&'a str>, Option<&'a str>)> {
+    let (mut id, mut config) = (None, None);
+    let (mut rest, mut pattern) = (path, template);
+    while !pattern.is_empty() {
+        let (slot, after) = if let Some(after) = pattern.strip_prefix("{id}") {
+            (&mut id, after)
+        } else if let Some(after) = pattern.strip_prefix("{config}") {
+            (&mut config, after)
+        } else {
+            let end = pattern.find('{').unwrap_or(pattern.len());
+            rest = rest.strip_prefix(pattern.get(..end)?)?;
+            pattern = pattern.get(end..)?;
+            continue;
+        };
+        let end = rest.find(['/', ':']).unwrap_or(rest.len());
+        *slot = Some(rest.get(..end).filter(|v| !v.is_empty())?);
+        rest = rest.get(end..)?;
+        pattern = after;
+    }
+    rest.is_empty().then_some((id, config))
+}
+
+/// Percent-decodes one path parameter (a `+` stays a `+`).
+#[must_use]
+pub fn percent_decode(segment: &str) -> String {
+    let query = format!("x={}", segment.replace('+', "%2B"));
+    form_urlencoded::parse(query.as_bytes())
+        .next()
+        .map(|(_, value)| value.into_owned())
+        .unwrap_or_default()
+}
+
+/// Percent-encodes a path parameter or a query value (a space as `%20`).
+#[must_use]
+pub fn percent_encode(text: &str) -> String {
+    form_urlencoded::byte_serialize(text.as_bytes())
+        .collect::<String>()
+        .replace('+', "%20")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{percent_decode, percent_encode, rest_path_params};
+
+    #[test]
+    fn path_parameters_are_read_between_literals_and_never_empty() {
+        let template = "/tasks/{id}/pushNotificationConfigs/{config}";
+        assert_eq!(
+            rest_path_params(template, "/tasks/t-1/pushNotificationConfigs/c-1"),
+            Some((Some("t-1"), Some("c-1")))
+        );
+        assert_eq!(
+            rest_path_params("/tasks/{id}:cancel", "/tasks/t-1:cancel"),
+            Some((Some("t-1"), None))
+        );
+        assert_eq!(
+            rest_path_params("/tasks/{id}:cancel", "/tasks/:cancel"),
+            None
+        );
+        assert_eq!(rest_path_params("/tasks/{id}", "/tasks/t-1/x"), None);
+        assert_eq!(rest_path_params("/tasks", "/tasks"), Some((None, None)));
+    }
+
+    #[test]
+    fn percent_encoding_round_trips_and_keeps_plus_and_space_apart() {
+        for text in ["t 1", "a+b", "t/1?x=%", "grüße"] {
+            assert_eq!(percent_decode(&percent_encode(text)), text);
+        }
+        assert_eq!(percent_encode("t 1"), "t%201");
+        assert_eq!(percent_decode("a+b"), "a+b");
+    }
+}

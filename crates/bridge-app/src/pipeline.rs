@@ -89,24 +89,7 @@ pub(crate) struct Context {
 pub(crate) async fn rpc(bridge: &Arc<Bridge>, request: InboundRequest) -> InboundResponse {
     let mut seen = Seen::default();
     let mut response = rpc_inner(bridge, request, &mut seen).await;
-    let extensions = match &mut response {
-        InboundResponse::Full(response) => response.extensions_mut(),
-        InboundResponse::Stream { head, .. } => &mut head.extensions,
-    };
-    if let Some(info) = extensions.get_mut::<CallInfo>() {
-        info.method = info.method.or(seen.method);
-        info.upstream = info.upstream.or(seen.upstream);
-        info.upstream_binding = info.upstream_binding.or(seen.upstream_binding);
-    } else if let Some(caller) = seen.caller {
-        extensions.insert(CallInfo {
-            caller,
-            binding: Binding::JsonRpc,
-            method: seen.method,
-            upstream: seen.upstream,
-            upstream_binding: seen.upstream_binding,
-            error_code: None,
-        });
-    }
+    seen.annotate(&mut response, Binding::JsonRpc);
     as_event_stream_for_0_3(response)
 }
 
@@ -152,6 +135,31 @@ pub(crate) struct Seen {
     pub method: Option<Method>,
     pub upstream: Option<Revision>,
     pub upstream_binding: Option<Binding>,
+}
+
+impl Seen {
+    /// Completes the response's [`CallInfo`] with what was learned on the way, or attaches one
+    /// (for a caller on `binding`) when the answer carries none.
+    pub(crate) fn annotate(&self, response: &mut InboundResponse, binding: Binding) {
+        let extensions = match response {
+            InboundResponse::Full(response) => response.extensions_mut(),
+            InboundResponse::Stream { head, .. } => &mut head.extensions,
+        };
+        if let Some(info) = extensions.get_mut::<CallInfo>() {
+            info.method = info.method.or(self.method);
+            info.upstream = info.upstream.or(self.upstream);
+            info.upstream_binding = info.upstream_binding.or(self.upstream_binding);
+        } else if let Some(caller) = self.caller {
+            extensions.insert(CallInfo {
+                caller,
+                binding,
+                method: self.method,
+                upstream: self.upstream,
+                upstream_binding: self.upstream_binding,
+                error_code: None,
+            });
+        }
+    }
 }
 
 /// Whether the request carries one of the configured credentials.
@@ -731,15 +739,9 @@ fn rest_request(
         .codecs
         .rest_of(context.upstream)
         .ok_or_else(no_rest_codec)?;
-    let request = match codec.encode_request(call) {
-        Ok(request) => request,
-        Err(EncodeError::MethodUnsupported { .. }) => {
-            return Err(unsupported(context.upstream, method));
-        }
-        Err(EncodeError::Unrepresentable(why)) => {
-            return Err(RpcError::new(ErrorCode::InvalidParams, why));
-        }
-    };
+    let request = codec
+        .encode_request(call)
+        .map_err(|e| encode_refusal(context.upstream, method, e))?;
     observe(bridge, context.caller, context.upstream, &request.body);
     let mut url = format!("{}{}", context.call_url.trim_end_matches('/'), request.path);
     if let Some(query) = &request.query {
@@ -760,18 +762,20 @@ fn jsonrpc_request(
     let Some(name) = codec.method_name(method) else {
         return Err(unsupported(context.upstream, method));
     };
-    let params = match codec.encode_params(call) {
-        Ok(params) => params,
-        Err(EncodeError::MethodUnsupported { .. }) => {
-            return Err(unsupported(context.upstream, method));
-        }
-        Err(EncodeError::Unrepresentable(why)) => {
-            return Err(RpcError::new(ErrorCode::InvalidParams, why));
-        }
-    };
+    let params = codec
+        .encode_params(call)
+        .map_err(|e| encode_refusal(context.upstream, method, e))?;
     observe(bridge, context.caller, context.upstream, &params);
     let body = jsonrpc::write_request(&context.id, name, &params.value);
     Ok((http::Method::POST, context.call_url.clone(), body))
+}
+
+/// The refusal of a call the upstream's codec cannot write.
+fn encode_refusal(upstream: Revision, method: Method, error: EncodeError) -> RpcError {
+    match error {
+        EncodeError::MethodUnsupported { .. } => unsupported(upstream, method),
+        EncodeError::Unrepresentable(why) => RpcError::new(ErrorCode::InvalidParams, why),
+    }
 }
 
 fn unsupported(revision: Revision, method: Method) -> RpcError {

@@ -24,7 +24,7 @@ use std::sync::Arc;
 use bridge_ir::{Binding, ErrorCode, RequestId, Revision, RpcError};
 use http::{HeaderValue, StatusCode, header};
 
-use crate::bridge::{Bridge, CallInfo};
+use crate::bridge::Bridge;
 use crate::codec::{RestCodec, RestRoute, RouteMiss};
 use crate::pipeline::{self, Caller, Seen};
 use crate::service::{InboundRequest, InboundResponse};
@@ -99,15 +99,7 @@ pub(crate) async fn serve(
             ),
         ),
     };
-    let extensions = match &mut response {
-        InboundResponse::Full(response) => response.extensions_mut(),
-        InboundResponse::Stream { head, .. } => &mut head.extensions,
-    };
-    if let Some(info) = extensions.get_mut::<CallInfo>() {
-        info.method = info.method.or(seen.method);
-        info.upstream = info.upstream.or(seen.upstream);
-        info.upstream_binding = info.upstream_binding.or(seen.upstream_binding);
-    }
+    seen.annotate(&mut response, Binding::HttpJson);
     response
 }
 

@@ -26,7 +26,7 @@
 
 use bridge_app::codec::{
     DecodeError, EncodeError, JsonRpcCodec as _, RestCodec, RestError, RestRequest, RestRoute,
-    RouteMiss,
+    RouteMiss, percent_decode, percent_encode, rest_path_params,
 };
 use bridge_ir::{Call, ErrorCode, Method, Reply, Revision, RpcError, StreamEvent, Translated};
 use serde_json::{Map, Value, json};
@@ -92,39 +92,6 @@ pub fn status_of(code: ErrorCode) -> u16 {
         .iter()
         .find(|(named, _)| *named == code)
         .map_or(500, |&(_, status)| status)
-}
-
-/// The path parameters of `path` under `template`, or `None` when it does not match.
-fn matches<'a>(template: &str, path: &'a str) -> Option<(Option<&'a str>, Option<&'a str>)> {
-    let (mut id, mut config) = (None, None);
-    let (mut rest, mut pattern) = (path, template);
-    while !pattern.is_empty() {
-        let (slot, after) = if let Some(after) = pattern.strip_prefix("{id}") {
-            (&mut id, after)
-        } else if let Some(after) = pattern.strip_prefix("{config}") {
-            (&mut config, after)
-        } else {
-            let end = pattern.find('{').unwrap_or(pattern.len());
-            rest = rest.strip_prefix(pattern.get(..end)?)?;
-            pattern = pattern.get(end..)?;
-            continue;
-        };
-        let end = rest.find(['/', ':']).unwrap_or(rest.len());
-        let value = rest.get(..end).filter(|v| !v.is_empty())?;
-        *slot = Some(value);
-        rest = rest.get(end..)?;
-        pattern = after;
-    }
-    rest.is_empty().then_some((id, config))
-}
-
-/// Percent-decodes one path parameter.
-fn unescape(segment: &str) -> String {
-    let query = format!("x={}", segment.replace('+', "%2B"));
-    form_urlencoded::parse(query.as_bytes())
-        .next()
-        .map(|(_, value)| value.into_owned())
-        .unwrap_or_default()
 }
 
 // --- 0.3 proto JSON <-> 0.3 JSON-RPC JSON -------------------------------------------------------
@@ -476,12 +443,6 @@ fn send_to_rest(params: Map<String, Value>) -> Value {
     Value::Object(body)
 }
 
-fn escape(text: &str) -> String {
-    form_urlencoded::byte_serialize(text.as_bytes())
-        .collect::<String>()
-        .replace('+', "%20")
-}
-
 fn encode_call(call: Call) -> Result<RestRequest, EncodeError> {
     let method = call.method();
     let Some(&(_, verb, template)) = PATHS.iter().find(|(m, _, _)| *m == method) else {
@@ -511,8 +472,8 @@ fn encode_call(call: Call) -> Result<RestRequest, EncodeError> {
     }
     .unwrap_or_else(|| task_id.clone());
     let path = template
-        .replace("{id}", &escape(&task_id))
-        .replace("{config}", &escape(&config_id));
+        .replace("{id}", &percent_encode(&task_id))
+        .replace("{config}", &percent_encode(&config_id));
     let mut query = None;
     let body = match method {
         Method::SendMessage | Method::SendStreamingMessage => send_to_rest(params),
@@ -635,7 +596,7 @@ impl RestCodec for V03Rest {
     fn route(&self, method: &http::Method, path: &str) -> Result<RestRoute, RouteMiss> {
         let mut allow = Vec::new();
         for (operation, verb, template) in PATHS {
-            let Some((id, config)) = matches(template, path) else {
+            let Some((id, config)) = rest_path_params(template, path) else {
                 continue;
             };
             if method.as_str() != verb {
@@ -644,8 +605,8 @@ impl RestCodec for V03Rest {
             }
             return Ok(RestRoute {
                 method: operation,
-                task_id: id.map(unescape),
-                config_id: config.map(unescape),
+                task_id: id.map(percent_decode),
+                config_id: config.map(percent_decode),
                 tenant: None,
             });
         }

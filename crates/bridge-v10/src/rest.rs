@@ -19,7 +19,7 @@
 
 use bridge_app::codec::{
     DecodeError, EncodeError, JsonRpcCodec as _, RestCodec, RestError, RestRequest, RestRoute,
-    RouteMiss,
+    RouteMiss, percent_decode, percent_encode, rest_path_params,
 };
 use bridge_ir::{Call, ErrorCode, Method, Reply, Revision, RpcError, StreamEvent, Translated};
 use serde::Serialize;
@@ -165,44 +165,6 @@ pub fn code_of(status: u16, reason: Option<&str>) -> ErrorCode {
     }
 }
 
-/// Matches `path` against `template`, returning the path parameters (`{id}`, `{config}`).
-fn matches<'a>(template: &str, path: &'a str) -> Option<(Option<&'a str>, Option<&'a str>)> {
-    let (mut id, mut config) = (None, None);
-    let mut rest = path;
-    let mut pattern = template;
-    while !pattern.is_empty() {
-        if let Some(after) = pattern.strip_prefix("{id}") {
-            let end = rest.find(['/', ':']).unwrap_or(rest.len());
-            id = Some(rest.get(..end)?).filter(|s| !s.is_empty());
-            id?;
-            rest = rest.get(end..)?;
-            pattern = after;
-        } else if let Some(after) = pattern.strip_prefix("{config}") {
-            let end = rest.find(['/', ':']).unwrap_or(rest.len());
-            config = Some(rest.get(..end)?).filter(|s| !s.is_empty());
-            config?;
-            rest = rest.get(end..)?;
-            pattern = after;
-        } else {
-            let literal_end = pattern.find('{').unwrap_or(pattern.len());
-            let literal = pattern.get(..literal_end)?;
-            rest = rest.strip_prefix(literal)?;
-            pattern = pattern.get(literal_end..)?;
-        }
-    }
-    rest.is_empty().then_some((id, config))
-}
-
-/// Percent-decodes one path segment.
-fn unescape(segment: &str) -> Result<String, DecodeError> {
-    let bytes: Vec<u8> =
-        form_urlencoded::parse(format!("x={}", segment.replace('+', "%2B")).as_bytes())
-            .next()
-            .map(|(_, value)| value.into_owned().into_bytes())
-            .unwrap_or_default();
-    String::from_utf8(bytes).map_err(|_| DecodeError::new("a path parameter is not UTF-8"))
-}
-
 /// Finds the row `path` names, without and then with a leading `/{tenant}`.
 fn find(method: &http::Method, path: &str) -> Result<RestRoute, RouteMiss> {
     let mut allowed: Option<String> = None;
@@ -214,7 +176,7 @@ fn find(method: &http::Method, path: &str) -> Result<RestRoute, RouteMiss> {
         .chain(tenant_split.map(|(tenant, rest)| (Some(tenant), rest)));
     for (tenant, below) in candidates {
         for row in &PATHS {
-            let Some((id, config)) = matches(row.template, below) else {
+            let Some((id, config)) = rest_path_params(row.template, below) else {
                 continue;
             };
             if !row.verbs.iter().any(|verb| *verb == method.as_str()) {
@@ -380,7 +342,7 @@ impl RestCodec for V10Rest {
         }
         let mut set = |name: &str, value: &Option<String>| -> Result<(), DecodeError> {
             let Some(value) = value else { return Ok(()) };
-            let value = Value::String(unescape(value)?);
+            let value = Value::String(percent_decode(value));
             match params.get(name) {
                 Some(given) if *given != value => Err(DecodeError::new(format!(
                     "`{name}` in the body ({given}) differs from the path ({value})"
@@ -467,13 +429,6 @@ impl RestCodec for V10Rest {
     }
 }
 
-/// Percent-encodes a path segment or query value (everything but unreserved characters).
-fn escape(text: &str) -> String {
-    form_urlencoded::byte_serialize(text.as_bytes())
-        .collect::<String>()
-        .replace('+', "%20")
-}
-
 /// The path fields of `method`: the path parameter each fills (`{id}` or `{config}`) and the
 /// params member it comes from.
 fn path_fields(method: Method) -> &'static [(&'static str, &'static str)] {
@@ -517,17 +472,23 @@ fn encode_call(call: Call) -> Result<RestRequest, EncodeError> {
         if *field != "taskId" || !matches!(method, Method::CreatePushConfig) {
             params.remove(*field);
         }
-        path = path.replace(placeholder, &escape(&value));
+        path = path.replace(placeholder, &percent_encode(&value));
     }
     if let Some(Value::String(tenant)) = params.remove("tenant") {
-        path = format!("/{}{path}", escape(&tenant));
+        path = format!("/{}{path}", percent_encode(&tenant));
     }
     let verb = row.verbs.first().copied().unwrap_or("POST");
     let (query, body) = if verb == "GET" || verb == "DELETE" {
         let query: Vec<String> = params
             .iter()
             .filter(|(_, value)| !value.is_null())
-            .map(|(name, value)| format!("{}={}", escape(name), escape(&query_value(value))))
+            .map(|(name, value)| {
+                format!(
+                    "{}={}",
+                    percent_encode(name),
+                    percent_encode(&query_value(value))
+                )
+            })
             .collect();
         ((!query.is_empty()).then(|| query.join("&")), Vec::new())
     } else {
