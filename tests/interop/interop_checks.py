@@ -48,9 +48,9 @@ ERROR_INFO = 'type.googleapis.com/google.rpc.ErrorInfo'
 REST_V10_PREFIXES = ('/message:send', '/message:stream', '/tasks', '/extendedAgentCard')
 REST_V03_PREFIXES = ('/v1/message:send', '/v1/message:stream', '/v1/tasks/', '/v1/card')
 # What a2a-sdk 0.3.26's REST client cannot do, so no 0.3 REST run asks it: it has no push-config
-# list or delete, it reads no error body (an error is only its HTTP status), and `/v1/card` is
-# not served yet. Errors over 0.3 REST are checked with raw HTTP in test_conformance.py.
-NOT_OVER_0_3_REST = {'push_config', 'unknown_task', 'undeclared_media', 'extended_card'}
+# list or delete, and it reads no error body (an error is only its HTTP status). Errors over 0.3
+# REST are checked with raw HTTP in test_conformance.py.
+NOT_OVER_0_3_REST = {'push_config', 'unknown_task', 'undeclared_media'}
 
 # Scenarios whose pass depends on the bridge doing the work itself: the agents are deliberately
 # lax here, so a direct run cannot pass them.

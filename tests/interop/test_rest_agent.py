@@ -28,8 +28,8 @@ def cases():
 
 def skipped(agent: str) -> set[str]:
     # What a2a-sdk 0.3.26's REST server does not serve: push-config list and delete (it raises
-    # NotImplementedError or has no route), and `/v1/card` is not called by the bridge yet.
-    return {'push_config', 'extended_card'} if agent == '0.3-rest' else set()
+    # NotImplementedError or has no route).
+    return {'push_config'} if agent == '0.3-rest' else set()
 
 
 @pytest.mark.parametrize(('client', 'agent', 'scenario'), list(cases()))

@@ -22,7 +22,9 @@
 //! `CreateTaskPushNotificationConfigRequest` for a push-config create, `{"name": "tasks/…"}` for a
 //! cancel. Its errors are read back from their HTTP status (`{"message"}` carries no code).
 //!
-//! Not covered yet: `GET /v1/card` (the extended card in the 0.3 proto's card shape).
+//! `GET /v1/card` answers the extended card in the 0.3 JSON card shape, not a proto message:
+//! a2a-sdk 0.3.26's `rest_adapter.py` serves `AgentCard.model_dump(mode="json")` there and its
+//! REST client reads it with `AgentCard.model_validate`.
 
 use bridge_app::codec::{
     DecodeError, EncodeError, JsonRpcCodec as _, RestCodec, RestError, RestRequest, RestRoute,
@@ -38,7 +40,7 @@ use crate::V03JsonRpc;
 pub struct V03Rest;
 
 /// The operations 0.3 serves over HTTP+JSON, their verbs and paths.
-pub const PATHS: [(Method, &str, &str); 9] = [
+pub const PATHS: [(Method, &str, &str); 10] = [
     (Method::SendMessage, "POST", "/v1/message:send"),
     (Method::SendStreamingMessage, "POST", "/v1/message:stream"),
     (Method::GetTask, "GET", "/v1/tasks/{id}"),
@@ -64,6 +66,7 @@ pub const PATHS: [(Method, &str, &str); 9] = [
         "DELETE",
         "/v1/tasks/{id}/pushNotificationConfigs/{config}",
     ),
+    (Method::GetExtendedCard, "GET", "/v1/card"),
 ];
 
 /// The HTTP status of each error over 0.3 HTTP+JSON (a2a-sdk 0.3.26 `A2AErrorToHttpStatus`).
@@ -659,6 +662,7 @@ impl RestCodec for V03Rest {
                 "id": id,
                 "pushNotificationConfigId": route.config_id.clone().unwrap_or_default(),
             }),
+            Method::GetExtendedCard => json!({}),
             _ => {
                 return Err(DecodeError::new(format!(
                     "{} has no A2A 0.3 HTTP+JSON form",
@@ -880,6 +884,30 @@ mod tests {
             .decode_error(405, br#"{"detail":"Method Not Allowed"}"#)
             .unwrap();
         assert_eq!(error.code, ErrorCode::InternalError);
+    }
+
+    #[test]
+    fn the_extended_card_travels_as_the_0_3_json_card_both_ways() {
+        let card = br#"{"name":"agent","description":"d","url":"http://agent.test","version":"1","protocolVersion":"0.3.0","preferredTransport":"HTTP+JSON","capabilities":{"streaming":true},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[{"id":"s","name":"s","description":"d","tags":[]}],"supportsAuthenticatedExtendedCard":true}"#;
+        let route = route("GET", "/v1/card").unwrap();
+        assert_eq!(route.method, Method::GetExtendedCard);
+        let call = V03Rest.decode_request(&route, None, b"").unwrap();
+        let request = V03Rest.encode_request(call).unwrap();
+        assert_eq!(
+            (request.method.as_str(), request.path.as_str()),
+            ("GET", "/v1/card")
+        );
+        assert!(request.body.value.is_empty());
+
+        let reply = V03Rest.decode_result(Method::GetExtendedCard, card).unwrap();
+        let written = V03Rest
+            .encode_result(Method::GetExtendedCard, reply)
+            .unwrap();
+        let value: Value = serde_json::from_slice(&written.value).unwrap();
+        assert_eq!(value["protocolVersion"], "0.3.0", "{value}");
+        assert_eq!(value["preferredTransport"], "HTTP+JSON", "{value}");
+        assert_eq!(value["supportsAuthenticatedExtendedCard"], true, "{value}");
+        assert_eq!(value["skills"][0]["id"], "s", "{value}");
     }
 
     #[test]
