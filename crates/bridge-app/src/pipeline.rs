@@ -839,7 +839,7 @@ pub(crate) fn read_upstream_answer(
     headers: &HeaderMap,
     body: &[u8],
 ) -> Result<Reply, RpcError> {
-    match context.upstream_binding {
+    let reply = match context.upstream_binding {
         Binding::HttpJson => read_rest_answer(bridge, context, method, status, headers, body),
         Binding::JsonRpc | Binding::Grpc => read_answer(
             bridge.codecs.of(context.upstream).as_ref(),
@@ -849,6 +849,47 @@ pub(crate) fn read_upstream_answer(
             headers,
             body,
         ),
+    }?;
+    match unidentified(&reply) {
+        None => Ok(reply),
+        Some(what) => Err(RpcError::new(
+            ErrorCode::InvalidAgentResponse,
+            format!("the upstream answer to {} is {what}", method.label()),
+        )),
+    }
+}
+
+/// What is wrong with an answer that names no task or message where it must: a `ProtoJSON`
+/// reader ignores unknown members and takes absent ones as empty, so a document of another
+/// shape (another revision's, a JSON-RPC envelope where a bare task belongs) reads as an empty
+/// task unless its identity is checked.
+pub(crate) fn unidentified(reply: &Reply) -> Option<&'static str> {
+    match reply {
+        Reply::Task(task) | Reply::Send(SendResult::Task(task)) if task.id.is_empty() => {
+            Some("a task without an `id`")
+        }
+        Reply::Send(SendResult::Message(message)) if message.message_id.is_empty() => {
+            Some("a message without a `messageId`")
+        }
+        Reply::Event(event) => unidentified_event(event),
+        _ => None,
+    }
+}
+
+/// What is wrong with a stream event that names no task or message where it must.
+pub(crate) fn unidentified_event(event: &StreamEvent) -> Option<&'static str> {
+    match event {
+        StreamEvent::Task(task) if task.id.is_empty() => Some("a task without an `id`"),
+        StreamEvent::Message(message) if message.message_id.is_empty() => {
+            Some("a message without a `messageId`")
+        }
+        StreamEvent::StatusUpdate(update) if update.task_id.is_empty() => {
+            Some("a status update without a `taskId`")
+        }
+        StreamEvent::ArtifactUpdate(update) if update.task_id.is_empty() => {
+            Some("an artifact update without a `taskId`")
+        }
+        _ => None,
     }
 }
 

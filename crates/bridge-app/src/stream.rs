@@ -509,6 +509,10 @@ impl Translator {
             };
         }
         match codec.decode_event(&event.data) {
+            Ok(event) if let Some(what) = crate::pipeline::unidentified_event(&event) => (
+                vec![self.error(invalid(format!("an upstream stream event is {what}")))],
+                false,
+            ),
             Ok(event) => (self.event(event), false),
             Err(e) => (
                 vec![self.error(invalid(format!(
@@ -568,6 +572,10 @@ impl Translator {
             return (vec![self.error(error)], false);
         }
         match decoded {
+            Ok(Ok(event)) if let Some(what) = crate::pipeline::unidentified_event(&event) => (
+                vec![self.error(invalid(format!("an upstream stream event is {what}")))],
+                false,
+            ),
             Ok(Ok(event)) => (self.event(event), false),
             Ok(Err(error)) => self.upstream_refused(error).await,
             Err(error) => (vec![self.error(error)], false),

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use bridge_app::service::Handler;
 use bridge_app::{Bridge, CardCache, Codecs, Settings};
-use bridge_ir::Revision;
+use bridge_ir::{Binding, Revision};
 use bridge_server::{ServerConfig, ServerStats};
 use bridge_upstream::{ClientSettings, ReqwestUpstream};
 use serde_json::json;
@@ -96,6 +96,8 @@ pub async fn dead_url() -> Result<String, Error> {
 pub struct Options {
     /// The stub's revision.
     pub upstream: Revision,
+    /// The stub's binding (JSON-RPC or HTTP+JSON); its card offers that one alone.
+    pub upstream_binding: Binding,
     /// The JSON-RPC URL the stub's card names, when not the stub itself.
     pub call_url: Option<String>,
     /// The bridge settings.
@@ -110,6 +112,7 @@ impl Options {
     pub fn new(upstream: Revision) -> Self {
         Self {
             upstream,
+            upstream_binding: Binding::JsonRpc,
             call_url: None,
             settings: None,
             server: test_server_config(),
@@ -184,7 +187,8 @@ impl Harness {
     ///
     /// A bind or client build error.
     pub async fn with(options: Options) -> Result<Self, Error> {
-        let stub = Stub::start(options.upstream, options.call_url).await?;
+        let stub =
+            Stub::start_as(options.upstream, options.upstream_binding, options.call_url).await?;
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
         let settings = options.settings.map_or_else(

@@ -1,9 +1,15 @@
 //! A stub A2A agent on loopback that misbehaves on request.
 //!
-//! It serves its agent card at `GET /.well-known/agent-card.json` and answers JSON-RPC at
-//! `POST /rpc` in one revision. A caller picks a misbehaviour per request with the
-//! [`FAULT_HEADER`] header, which the bridge forwards as an end-to-end header, so one stub serves
-//! healthy and faulty calls side by side (the soak test relies on that).
+//! It serves its agent card at `GET /.well-known/agent-card.json` and answers in one revision
+//! and one binding: JSON-RPC at `POST /rpc`, or HTTP+JSON at the revision's paths below its base
+//! URL (the operation read from the path's last segment). A caller picks a misbehaviour per
+//! request with the [`FAULT_HEADER`] header, which the bridge forwards as an end-to-end header,
+//! so one stub serves healthy and faulty calls side by side (the soak test relies on that), and
+//! an error answer with [`ERROR_HEADER`].
+//!
+//! Over HTTP+JSON the stub writes its answers with the bridge's own codec of its revision (the
+//! JSON-RPC shape respelled by `RestCodec`): what is under test here is how the bridge survives a
+//! misbehaving agent, not the shapes, which the interop suite proves against the SDKs' servers.
 //!
 //! # What it counts
 //!
@@ -20,7 +26,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use bridge_ir::Revision;
+use bridge_ir::{Binding, ErrorCode, Method as A2aMethod, Revision, RpcError};
 use bytes::Bytes;
 use futures_util::{StreamExt as _, stream};
 use http::{HeaderValue, Method, Request, Response, StatusCode, header};
@@ -40,6 +46,9 @@ use crate::wire;
 pub const FAULT_HEADER: &str = "x-stub-fault";
 /// The request header giving the number of artifact chunks a healthy stream carries.
 pub const CHUNKS_HEADER: &str = "x-stub-chunks";
+/// The request header naming an A2A error code (`-32001`) the stub refuses the call with, in its
+/// binding's error form (a JSON-RPC error, or the HTTP+JSON status and body of that error).
+pub const ERROR_HEADER: &str = "x-stub-error";
 /// The path a redirecting stub points at; it must never be requested.
 pub const REDIRECT_TARGET: &str = "/redirected";
 /// How large the over-the-limit answer is.
@@ -62,7 +71,7 @@ pub enum Fault {
     InvalidJson,
     /// A correct result under another request id.
     WrongId,
-    /// A result in the other revision's shape.
+    /// A result in the other revision's shape (over HTTP+JSON, inside a JSON-RPC envelope).
     OtherRevision,
     /// A valid answer of [`OVERSIZE_BYTES`].
     Oversize,
@@ -130,6 +139,7 @@ impl Fault {
 struct State {
     addr: SocketAddr,
     revision: Revision,
+    binding: Binding,
     card: Bytes,
     connections: AtomicUsize,
     in_flight: AtomicUsize,
@@ -187,13 +197,32 @@ impl Stub {
     ///
     /// The bind error.
     pub async fn start(revision: Revision, call_url: Option<String>) -> std::io::Result<Self> {
+        Self::start_as(revision, Binding::JsonRpc, call_url).await
+    }
+
+    /// Starts a stub speaking `revision` over `binding` (JSON-RPC or HTTP+JSON) on
+    /// `127.0.0.1:0`. Its card offers that binding alone, at `call_url`, or at its own `/rpc`
+    /// (JSON-RPC) or base URL (HTTP+JSON) when `None`.
+    ///
+    /// # Errors
+    ///
+    /// The bind error.
+    pub async fn start_as(
+        revision: Revision,
+        binding: Binding,
+        call_url: Option<String>,
+    ) -> std::io::Result<Self> {
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
-        let call_url = call_url.unwrap_or_else(|| format!("http://{addr}/rpc"));
+        let call_url = call_url.unwrap_or_else(|| match binding {
+            Binding::JsonRpc | Binding::Grpc => format!("http://{addr}/rpc"),
+            Binding::HttpJson => format!("http://{addr}"),
+        });
         let state = Arc::new(State {
             addr,
             revision,
-            card: Bytes::from(wire::card(revision, &call_url).to_string()),
+            binding,
+            card: Bytes::from(wire::card_over(revision, binding, &call_url).to_string()),
             connections: AtomicUsize::new(0),
             in_flight: AtomicUsize::new(0),
             requests: AtomicUsize::new(0),
@@ -339,7 +368,12 @@ async fn answer(
     let chunks = header(CHUNKS_HEADER)
         .and_then(|n| n.parse::<usize>().ok())
         .unwrap_or(3);
-    if request.method() == Method::GET {
+    let error = header(ERROR_HEADER)
+        .and_then(|code| code.parse::<i64>().ok())
+        .map(ErrorCode::from_code);
+    if request.uri().path() == "/.well-known/agent-card.json"
+        || (state.binding == Binding::JsonRpc && request.method() == Method::GET)
+    {
         return Ok(full(
             StatusCode::OK,
             "application/json",
@@ -347,6 +381,8 @@ async fn answer(
             guard,
         ));
     }
+    let rest_method =
+        (state.binding == Binding::HttpJson).then(|| rest_method(request.uri().path()));
     let Ok(collected) = request.into_body().collect().await else {
         return Ok(full(
             StatusCode::BAD_REQUEST,
@@ -355,12 +391,113 @@ async fn answer(
             guard,
         ));
     };
-    let call: Value = serde_json::from_slice(&collected.to_bytes()).unwrap_or(Value::Null);
+    let mut call: Value = serde_json::from_slice(&collected.to_bytes()).unwrap_or(Value::Null);
     if fault == Fault::HangBeforeHead {
         // The guard stays alive with this future: in flight until hyper drops it.
         std::future::pending::<()>().await;
     }
+    if let Some(method) = rest_method {
+        // The JSON-RPC call the path stands for; the answer is respelled on the way out.
+        call = json!({"id": Value::Null, "method": method});
+    }
+    if let Some(code) = error {
+        return Ok(refuse(&state, code, &call, guard));
+    }
     Ok(respond(&state, fault, chunks, &call, guard))
+}
+
+/// The JSON-RPC method name an HTTP+JSON path stands for, by its last segment: what the stub's
+/// answers tell apart.
+fn rest_method(path: &str) -> &'static str {
+    if path.ends_with("message:stream") {
+        "SendStreamingMessage"
+    } else if path.ends_with("message:send") {
+        "SendMessage"
+    } else {
+        "GetTask"
+    }
+}
+
+/// The error `code` in the stub's binding and revision: a JSON-RPC error, or the HTTP+JSON
+/// status and body the revision's REST binding gives it.
+fn refuse(state: &State, code: ErrorCode, call: &Value, guard: InFlight) -> Response<Body> {
+    let error = RpcError::new(code, format!("the stub refuses with {}", code.code()));
+    if state.binding != Binding::HttpJson {
+        let codec = rpc_codec(state.revision);
+        let data = codec.encode_error(error);
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":{},"error":{}}}"#,
+            call["id"],
+            String::from_utf8_lossy(&data.value)
+        );
+        return full(StatusCode::OK, "application/json", Bytes::from(body), guard);
+    }
+    let rest = rest_codec(state.revision).encode_error(error, None);
+    full(
+        StatusCode::from_u16(rest.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+        "application/json",
+        Bytes::from(rest.body.value),
+        guard,
+    )
+}
+
+fn rpc_codec(revision: Revision) -> Box<dyn bridge_app::codec::JsonRpcCodec> {
+    match revision {
+        Revision::V0_3 => Box::new(bridge_v03::V03JsonRpc),
+        Revision::V1_0 => Box::new(bridge_v10::V10JsonRpc),
+    }
+}
+
+fn rest_codec(revision: Revision) -> Box<dyn bridge_app::codec::RestCodec> {
+    match revision {
+        Revision::V0_3 => Box::new(bridge_v03::V03Rest),
+        Revision::V1_0 => Box::new(bridge_v10::V10Rest),
+    }
+}
+
+/// How the stub writes a result: inside a JSON-RPC envelope under the call's id, or as the
+/// HTTP+JSON body (a unary answer) or bare event, respelled by the revision's REST codec. A
+/// result the revision cannot read (the other revision's) goes out in its JSON-RPC envelope:
+/// the two revisions' HTTP+JSON tasks look alike, an envelope where a bare task belongs does
+/// not.
+struct Shape {
+    revision: Revision,
+    binding: Binding,
+    id: Value,
+    method: Option<A2aMethod>,
+}
+
+impl Shape {
+    fn envelope(&self, result: &Value) -> Value {
+        json!({"jsonrpc": "2.0", "id": self.id, "result": result})
+    }
+
+    /// A unary answer's body.
+    fn unary(&self, result: &Value) -> Value {
+        if self.binding != Binding::HttpJson {
+            return self.envelope(result);
+        }
+        let method = self.method.unwrap_or(A2aMethod::GetTask);
+        serde_json::to_vec(result)
+            .ok()
+            .and_then(|bytes| rpc_codec(self.revision).decode_result(method, &bytes).ok())
+            .and_then(|reply| rest_codec(self.revision).encode_result(method, reply).ok())
+            .and_then(|written| serde_json::from_slice(&written.value).ok())
+            .unwrap_or_else(|| self.envelope(result))
+    }
+
+    /// One stream event's data.
+    fn event(&self, result: Value) -> Value {
+        if self.binding != Binding::HttpJson {
+            return self.envelope(&result);
+        }
+        serde_json::to_vec(&result)
+            .ok()
+            .and_then(|bytes| rpc_codec(self.revision).decode_event(&bytes).ok())
+            .map(|event| rest_codec(self.revision).encode_event(event))
+            .and_then(|written| serde_json::from_slice(&written.value).ok())
+            .unwrap_or(result)
+    }
 }
 
 /// The response to JSON-RPC `call` under `fault`.
@@ -371,17 +508,26 @@ fn respond(
     call: &Value,
     guard: InFlight,
 ) -> Response<Body> {
-    let id = call["id"].clone();
     let method = call["method"].as_str().unwrap_or_default().to_owned();
     let revision = state.revision;
     let streaming = matches!(method.as_str(), "message/stream" | "SendStreamingMessage");
-    let ok = |result: Value| json!({"jsonrpc": "2.0", "id": id, "result": result});
+    let shape = Shape {
+        revision,
+        binding: state.binding,
+        id: call["id"].clone(),
+        method: match method.as_str() {
+            "message/send" | "SendMessage" => Some(A2aMethod::SendMessage),
+            "tasks/get" | "GetTask" => Some(A2aMethod::GetTask),
+            _ => None,
+        },
+    };
+    let ok = |result: Value| shape.unary(&result);
     let stream_fault = matches!(
         fault,
         Fault::None | Fault::SseGarbage | Fault::SseEarlyClose | Fault::SseHang | Fault::SseTrickle
     );
     if streaming && stream_fault {
-        return streamed(revision, fault, chunks, ok, guard);
+        return streamed(revision, fault, chunks, |result| shape.event(result), guard);
     }
     match fault {
         Fault::ResetMidBody => {
@@ -422,7 +568,8 @@ fn respond(
             Bytes::from_static(br#"{"jsonrpc": "2.0", "id": 1, "result": {"kind": "task", "#),
             guard,
         ),
-        Fault::WrongId => json_answer(
+        // HTTP+JSON has no ids: the answer is the healthy one.
+        Fault::WrongId if state.binding == Binding::JsonRpc => json_answer(
             &json!({"jsonrpc": "2.0", "id": "wrong-id", "result": healthy_result(revision, &method)}),
             guard,
         ),

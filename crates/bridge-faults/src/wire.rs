@@ -8,7 +8,7 @@
 //! is read down to what the stub chose — which event, which state, which chunk text — and the
 //! list is compared with the list the stub sent.
 
-use bridge_ir::Revision;
+use bridge_ir::{Binding, Revision};
 use serde_json::{Value, json};
 
 /// The task id every stub answer uses.
@@ -19,10 +19,17 @@ pub const CONTEXT_ID: &str = "c-1";
 /// The agent card of a stub speaking `revision`, naming `call_url` as its JSON-RPC endpoint.
 #[must_use]
 pub fn card(revision: Revision, call_url: &str) -> Value {
+    card_over(revision, Binding::JsonRpc, call_url)
+}
+
+/// The agent card of a stub speaking `revision` over `binding` alone, at `call_url`.
+#[must_use]
+pub fn card_over(revision: Revision, binding: Binding, call_url: &str) -> Value {
+    let binding = binding.as_str();
     match revision {
         Revision::V0_3 => json!({
             "name": "Stub", "description": "a 0.3 stub agent", "version": "1.0.0",
-            "url": call_url, "preferredTransport": "JSONRPC", "protocolVersion": "0.3.0",
+            "url": call_url, "preferredTransport": binding, "protocolVersion": "0.3.0",
             "capabilities": {"streaming": true},
             "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
             "skills": [{"id": "echo", "name": "Echo", "description": "echoes", "tags": ["echo"]}]
@@ -30,7 +37,7 @@ pub fn card(revision: Revision, call_url: &str) -> Value {
         Revision::V1_0 => json!({
             "name": "Stub", "description": "a 1.0 stub agent", "version": "1.0.0",
             "supportedInterfaces": [
-                {"url": call_url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+                {"url": call_url, "protocolBinding": binding, "protocolVersion": "1.0"}
             ],
             "capabilities": {"streaming": true},
             "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],

@@ -520,8 +520,10 @@ fn encode_call(call: Call) -> Result<RestRequest, EncodeError> {
     })
 }
 
-/// The error code an HTTP status stands for over 0.3 HTTP+JSON, the first row with it.
-fn code_of(status: u16) -> ErrorCode {
+/// The error code an HTTP status stands for over 0.3 HTTP+JSON: `TaskNotFound` for 404,
+/// `InvalidRequest` for 400, else the first row of [`STATUSES`] with it.
+#[must_use]
+pub fn code_of(status: u16) -> ErrorCode {
     match status {
         404 => ErrorCode::TaskNotFound,
         400 => ErrorCode::InvalidRequest,
@@ -663,7 +665,7 @@ impl RestCodec for V03Rest {
                 "pushNotificationConfigId": route.config_id.clone().unwrap_or_default(),
             }),
             Method::GetExtendedCard => json!({}),
-            _ => {
+            Method::ListTasks => {
                 return Err(DecodeError::new(format!(
                     "{} has no A2A 0.3 HTTP+JSON form",
                     method.label()
@@ -899,7 +901,9 @@ mod tests {
         );
         assert!(request.body.value.is_empty());
 
-        let reply = V03Rest.decode_result(Method::GetExtendedCard, card).unwrap();
+        let reply = V03Rest
+            .decode_result(Method::GetExtendedCard, card)
+            .unwrap();
         let written = V03Rest
             .encode_result(Method::GetExtendedCard, reply)
             .unwrap();
