@@ -33,7 +33,21 @@ use crate::runtime::{Gateway, Refreshers, Wiring};
 #[must_use]
 pub fn main(cli: Cli) -> ExitCode {
     match cli.command.clone() {
-        Some(Command::Translate { to, method }) => return translate(to.into(), method.as_deref()),
+        Some(Command::Translate {
+            to,
+            method,
+            from,
+            binding,
+            to_binding,
+        }) => {
+            let options = crate::translate::Options {
+                from: from.map(Into::into),
+                method,
+                binding: binding.into(),
+                to_binding: to_binding.unwrap_or(binding).into(),
+            };
+            return translate(to.into(), &options);
+        }
         Some(Command::ValidateConfig { file }) => return validate_config(&file),
         Some(Command::CheckCard { .. }) | None => {}
     }
@@ -68,14 +82,14 @@ pub fn main(cli: Cli) -> ExitCode {
 }
 
 /// `a2a-bridge translate`: stdin to stdout, losses on stderr.
-fn translate(to: bridge_ir::Revision, method: Option<&str>) -> ExitCode {
+fn translate(to: bridge_ir::Revision, options: &crate::translate::Options) -> ExitCode {
     let mut input = Vec::new();
     let mut stderr = std::io::stderr();
     if let Err(error) = std::io::stdin().read_to_end(&mut input) {
         let _ = writeln!(stderr, "a2a-bridge translate: cannot read stdin: {error}");
         return ExitCode::from(2);
     }
-    match crate::translate::translate(&input, to, method) {
+    match crate::translate::translate_with(&input, to, options) {
         Ok(translation) => {
             let text = serde_json::to_string_pretty(&translation.document).unwrap_or_default();
             let mut stdout = std::io::stdout().lock();

@@ -80,6 +80,15 @@ pub async fn check_card(url: &str, public_url: &str, out: &mut impl Write) -> Re
         public_url.trim_end_matches('/'),
         &codecs.interfaces(&[Binding::JsonRpc, Binding::HttpJson]),
     );
+    writeln!(out, "interfaces the bridge serves:").map_err(io)?;
+    for interface in &presented.value.interfaces {
+        writeln!(
+            out,
+            "  {} A2A {} at {}",
+            interface.binding, interface.protocol_version, interface.url
+        )
+        .map_err(io)?;
+    }
     let mut dropped = presented.losses.clone();
     for (view, who) in [
         (CardView::V1_0, "A2A 1.0 callers (and card.view = \"1.0\")"),

@@ -71,6 +71,17 @@ pub enum Command {
         /// alone does not say which call it answers.
         #[arg(long, value_name = "NAME")]
         method: Option<String>,
+        /// The revision the input is in, when its shape does not say (HTTP+JSON bodies of
+        /// 0.3 and 1.0 look alike; without it, the revision other than --to).
+        #[arg(long, value_enum)]
+        from: Option<RevisionArg>,
+        /// The binding of the input: a JSON-RPC message, or an HTTP+JSON exchange written as
+        /// `{"method", "path", "query", "body"}`, `{"status", "body"}` or `{"data"}`.
+        #[arg(long, value_enum, default_value = "jsonrpc")]
+        binding: DocumentBinding,
+        /// The binding of the output [default: the input's].
+        #[arg(long, value_enum)]
+        to_binding: Option<DocumentBinding>,
     },
     /// Fetches an agent card and prints what the bridge would serve to each revision, and
     /// what it would drop.
@@ -87,6 +98,24 @@ pub enum Command {
         /// The file.
         file: PathBuf,
     },
+}
+
+/// The binding a document of `translate` is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DocumentBinding {
+    /// A JSON-RPC 2.0 message.
+    Jsonrpc,
+    /// An HTTP+JSON exchange.
+    Rest,
+}
+
+impl From<DocumentBinding> for bridge_ir::Binding {
+    fn from(binding: DocumentBinding) -> Self {
+        match binding {
+            DocumentBinding::Jsonrpc => Self::JsonRpc,
+            DocumentBinding::Rest => Self::HttpJson,
+        }
+    }
 }
 
 /// A revision named on the command line.

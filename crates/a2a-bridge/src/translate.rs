@@ -25,9 +25,11 @@
 //! shape only a stream has (status and artifact updates) need no method; any other result
 //! needs `--method`.
 
+use std::sync::Arc;
+
 use bridge_app::Codecs;
-use bridge_app::codec::EncodeError;
-use bridge_ir::{Loss, Method, Revision};
+use bridge_app::codec::{EncodeError, RestCodec};
+use bridge_ir::{Binding, Call, Loss, Method, Reply, Revision, RpcError, StreamEvent};
 use serde_json::{Map, Value};
 
 use crate::runtime::codecs;
@@ -94,6 +96,9 @@ pub enum TranslateError {
         /// An example method name.
         example: &'static str,
     },
+    /// An HTTP+JSON document that is not an exchange the bridge knows.
+    #[error("the document is not an A2A HTTP+JSON exchange: {0}")]
+    NotRest(String),
     /// `--method` names no method.
     #[error(
         "--method {0:?} names no A2A method (use a 0.3 name like tasks/get, a 1.0 name like GetTask, or a label like get_task)"
@@ -472,4 +477,343 @@ fn encode(revision: Revision, error: &EncodeError) -> TranslateError {
         revision,
         message: error.to_string(),
     }
+}
+
+// --- HTTP+JSON documents ------------------------------------------------------------------------
+
+/// How `translate` reads and writes documents beyond the JSON-RPC default.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The revision the input is in, when its shape does not say (an HTTP+JSON body of 0.3 and
+    /// one of 1.0 look alike); else inferred as for JSON-RPC.
+    pub from: Option<Revision>,
+    /// The method a response answers.
+    pub method: Option<String>,
+    /// The binding of the input document.
+    pub binding: Binding,
+    /// The binding of the output document.
+    pub to_binding: Binding,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            from: None,
+            method: None,
+            binding: Binding::JsonRpc,
+            to_binding: Binding::JsonRpc,
+        }
+    }
+}
+
+/// What a document says, read into the IR.
+enum Item {
+    Request(Box<Call>),
+    Response(Method, Reply),
+    Event(StreamEvent),
+    Error(RpcError),
+}
+
+/// Translates `input` to `to` across bindings as `options` say. An HTTP+JSON document is the
+/// exchange written as JSON: a request `{"method": "POST", "path": "/v1/message:send",
+/// "query": null, "body": {…}}` (path below the interface URL), an answer `{"status": 200,
+/// "body": {…}}` (an error when the status is not 2xx), one stream event `{"data": {…}}`. An
+/// agent card is the bare card in every binding.
+///
+/// # Errors
+///
+/// [`TranslateError`] as for [`translate`], and when the document is not an HTTP+JSON
+/// exchange of that form.
+pub fn translate_with(
+    input: &[u8],
+    to: Revision,
+    options: &Options,
+) -> Result<Translation, TranslateError> {
+    if options.binding == Binding::JsonRpc
+        && options.to_binding == Binding::JsonRpc
+        && options.from.is_none()
+    {
+        return translate(input, to, options.method.as_deref());
+    }
+    let document: Value =
+        serde_json::from_slice(input).map_err(|e| TranslateError::NotJson(e.to_string()))?;
+    let Value::Object(object) = &document else {
+        return Err(TranslateError::NotJson("it is not an object".to_owned()));
+    };
+    let codecs = codecs();
+    let method = options.method.as_deref().map(parse_method).transpose()?;
+    let read = match options.binding {
+        Binding::HttpJson => read_rest(&codecs, object, to, options.from, method)?,
+        Binding::JsonRpc | Binding::Grpc => {
+            read_jsonrpc(&codecs, object, to, options.from, method)?
+        }
+    };
+    let Some((kind, from, id, item)) = read else {
+        // A bare agent card is the same document in every binding.
+        return card(&codecs, &document, to);
+    };
+    let (document, losses) = match options.to_binding {
+        Binding::HttpJson => write_rest(&codecs, to, item)?,
+        Binding::JsonRpc | Binding::Grpc => write_jsonrpc(&codecs, to, id, item)?,
+    };
+    Ok(Translation {
+        kind,
+        from,
+        to,
+        document,
+        losses,
+    })
+}
+
+type Read = Option<(Kind, Revision, Value, Item)>;
+
+fn rest_codec(codecs: &Codecs, revision: Revision) -> Result<Arc<dyn RestCodec>, TranslateError> {
+    codecs
+        .rest_of(revision)
+        .cloned()
+        .ok_or_else(|| TranslateError::Encode {
+            revision,
+            message: "no HTTP+JSON codec for this revision".to_owned(),
+        })
+}
+
+fn needs_method(from: Revision) -> TranslateError {
+    TranslateError::NeedsMethod {
+        revision: from,
+        example: match from {
+            Revision::V0_3 => "tasks/get",
+            Revision::V1_0 => "GetTask",
+        },
+    }
+}
+
+fn read_rest(
+    codecs: &Codecs,
+    object: &Map<String, Value>,
+    to: Revision,
+    from: Option<Revision>,
+    method: Option<Method>,
+) -> Result<Read, TranslateError> {
+    let body = |object: &Map<String, Value>, key: &str| {
+        object
+            .get(key)
+            .filter(|b| !b.is_null())
+            .map(bytes)
+            .unwrap_or_default()
+    };
+    if let (Some(Value::String(verb)), Some(Value::String(path))) =
+        (object.get("method"), object.get("path"))
+    {
+        let verb = http::Method::from_bytes(verb.as_bytes())
+            .map_err(|_| rest_shape(format!("{verb:?} is not an HTTP method")))?;
+        // The 0.3 paths come first, as the bridge routes them.
+        let candidates = from.map_or_else(|| vec![Revision::V0_3, Revision::V1_0], |r| vec![r]);
+        let (from, route) = candidates
+            .into_iter()
+            .find_map(|r| {
+                let codec = codecs.rest_of(r)?;
+                codec.route(&verb, path).ok().map(|route| (r, route))
+            })
+            .ok_or_else(|| rest_shape(format!("{verb} {path} is no A2A HTTP+JSON operation")))?;
+        let query = object.get("query").and_then(Value::as_str);
+        let call = rest_codec(codecs, from)?
+            .decode_request(&route, query, &body(object, "body"))
+            .map_err(|e| decode(from, Kind::Request, e.message))?;
+        return Ok(Some((
+            Kind::Request,
+            from,
+            Value::Null,
+            Item::Request(Box::new(call)),
+        )));
+    }
+    let from = from.unwrap_or_else(|| other(to));
+    let codec = rest_codec(codecs, from)?;
+    if let Some(data) = object.get("data") {
+        let event = codec
+            .decode_event(&bytes(data))
+            .map_err(|e| decode(from, Kind::Event, e.message))?;
+        return Ok(Some((Kind::Event, from, Value::Null, Item::Event(event))));
+    }
+    if let Some(status) = object.get("status").and_then(Value::as_u64) {
+        let status = u16::try_from(status).unwrap_or(500);
+        if !(200..300).contains(&status) {
+            let error = codec
+                .decode_error(status, &body(object, "body"))
+                .map_err(|e| decode(from, Kind::Error, e.message))?;
+            return Ok(Some((Kind::Error, from, Value::Null, Item::Error(error))));
+        }
+        let method = method.ok_or_else(|| needs_method(from))?;
+        let reply = codec
+            .decode_result(method, &body(object, "body"))
+            .map_err(|e| decode(from, Kind::Response, e.message))?;
+        return Ok(Some((
+            Kind::Response,
+            from,
+            Value::Null,
+            Item::Response(method, reply),
+        )));
+    }
+    Ok(None)
+}
+
+fn read_jsonrpc(
+    codecs: &Codecs,
+    object: &Map<String, Value>,
+    to: Revision,
+    from: Option<Revision>,
+    method: Option<Method>,
+) -> Result<Read, TranslateError> {
+    let id = object.get("id").cloned().unwrap_or(Value::Null);
+    if let Some(Value::String(name)) = object.get("method") {
+        let (from, method) = Revision::ALL
+            .into_iter()
+            .filter(|r| from.is_none_or(|f| f == *r))
+            .find_map(|r| codecs.of(r).method_from_name(name).map(|m| (r, m)))
+            .ok_or_else(|| TranslateError::UnknownRequestMethod(name.clone()))?;
+        let params = object.get("params").filter(|p| !p.is_null()).map(bytes);
+        let call = codecs
+            .of(from)
+            .decode_params(method, params.as_deref())
+            .map_err(|e| decode(from, Kind::Request, e.message))?;
+        return Ok(Some((
+            Kind::Request,
+            from,
+            id,
+            Item::Request(Box::new(call)),
+        )));
+    }
+    if let Some(error) = object.get("error") {
+        let from = from.or_else(|| marked(error)).unwrap_or_else(|| other(to));
+        let error = codecs
+            .of(from)
+            .decode_error(&bytes(error))
+            .map_err(|e| decode(from, Kind::Error, e.message))?;
+        return Ok(Some((Kind::Error, from, id, Item::Error(error))));
+    }
+    let Some(result) = object.get("result") else {
+        return Ok(None);
+    };
+    let from = from.or_else(|| marked(result)).unwrap_or_else(|| other(to));
+    let raw = bytes(result);
+    let streaming = method.map_or_else(|| is_update_event(result), Method::is_streaming);
+    if streaming {
+        let event = codecs
+            .of(from)
+            .decode_event(&raw)
+            .map_err(|e| decode(from, Kind::Event, e.message))?;
+        return Ok(Some((Kind::Event, from, id, Item::Event(event))));
+    }
+    let method = method.ok_or_else(|| needs_method(from))?;
+    let reply = codecs
+        .of(from)
+        .decode_result(method, &raw)
+        .map_err(|e| decode(from, Kind::Response, e.message))?;
+    Ok(Some((
+        Kind::Response,
+        from,
+        id,
+        Item::Response(method, reply),
+    )))
+}
+
+fn write_rest(
+    codecs: &Codecs,
+    to: Revision,
+    item: Item,
+) -> Result<(Value, Vec<Loss>), TranslateError> {
+    let codec = rest_codec(codecs, to)?;
+    let body = |bytes: &[u8]| {
+        if bytes.trim_ascii().is_empty() {
+            Ok(Value::Null)
+        } else {
+            parse(to, bytes)
+        }
+    };
+    Ok(match item {
+        Item::Request(call) => {
+            let request = codec.encode_request(*call).map_err(|e| encode(to, &e))?;
+            let document = serde_json::json!({
+                "method": request.method.as_str(),
+                "path": request.path,
+                "query": request.query,
+                "body": body(&request.body.value)?,
+            });
+            (document, request.body.losses)
+        }
+        Item::Response(method, reply) => {
+            let encoded = codec
+                .encode_result(method, reply)
+                .map_err(|e| encode(to, &e))?;
+            let document = serde_json::json!({"status": 200, "body": body(&encoded.value)?});
+            (document, encoded.losses)
+        }
+        Item::Event(event) => {
+            let encoded = codec.encode_event(event);
+            (
+                serde_json::json!({"data": body(&encoded.value)?}),
+                encoded.losses,
+            )
+        }
+        Item::Error(error) => {
+            let encoded = codec.encode_error(error, None);
+            let document =
+                serde_json::json!({"status": encoded.status, "body": body(&encoded.body.value)?});
+            (document, encoded.body.losses)
+        }
+    })
+}
+
+fn write_jsonrpc(
+    codecs: &Codecs,
+    to: Revision,
+    id: Value,
+    item: Item,
+) -> Result<(Value, Vec<Loss>), TranslateError> {
+    let codec = codecs.of(to);
+    let envelope = |member: &str, fragment: &[u8]| -> Result<Value, TranslateError> {
+        let mut out = Map::new();
+        out.insert("jsonrpc".into(), Value::String("2.0".into()));
+        out.insert("id".into(), id.clone());
+        out.insert(member.into(), parse(to, fragment)?);
+        Ok(Value::Object(out))
+    };
+    Ok(match item {
+        Item::Request(call) => {
+            let method = call.method();
+            let name = codec
+                .method_name(method)
+                .ok_or_else(|| TranslateError::Encode {
+                    revision: to,
+                    message: format!("A2A {to} has no {} method", method.label()),
+                })?;
+            let encoded = codec.encode_params(*call).map_err(|e| encode(to, &e))?;
+            let mut out = Map::new();
+            out.insert("jsonrpc".into(), Value::String("2.0".into()));
+            out.insert("id".into(), id);
+            out.insert("method".into(), Value::String(name.into()));
+            let fragment = encoded.value.trim_ascii();
+            if !fragment.is_empty() && fragment != b"null" {
+                out.insert("params".into(), parse(to, fragment)?);
+            }
+            (Value::Object(out), encoded.losses)
+        }
+        Item::Response(method, reply) => {
+            let encoded = codec
+                .encode_result(method, reply)
+                .map_err(|e| encode(to, &e))?;
+            (envelope("result", &encoded.value)?, encoded.losses)
+        }
+        Item::Event(event) => {
+            let encoded = codec.encode_event(event);
+            (envelope("result", &encoded.value)?, encoded.losses)
+        }
+        Item::Error(error) => {
+            let encoded = codec.encode_error(error);
+            (envelope("error", &encoded.value)?, encoded.losses)
+        }
+    })
+}
+
+fn rest_shape(message: String) -> TranslateError {
+    TranslateError::NotRest(message)
 }

@@ -83,6 +83,25 @@ async fn check_card_shows_both_views_of_a_signed_0_3_card_and_names_the_dropped_
         "{stdout}"
     );
 
+    // Every interface served: both bindings, each in 1.0 then 0.3, all at the bridge.
+    let served: Vec<&str> = stdout
+        .lines()
+        .skip_while(|l| *l != "interfaces the bridge serves:")
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .map(str::trim)
+        .collect();
+    assert_eq!(
+        served,
+        [
+            "JSONRPC A2A 1.0 at http://127.0.0.1:8080",
+            "JSONRPC A2A 0.3 at http://127.0.0.1:8080",
+            "HTTP+JSON A2A 1.0 at http://127.0.0.1:8080",
+            "HTTP+JSON A2A 0.3 at http://127.0.0.1:8080",
+        ],
+        "{stdout}"
+    );
+
     let v1_0 = section(&stdout, "--- served to A2A 1.0 callers");
     let interfaces = v1_0["supportedInterfaces"].as_array().unwrap();
     assert_eq!(interfaces[0]["protocolVersion"], "1.0", "{v1_0}");

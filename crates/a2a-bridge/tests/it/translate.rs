@@ -140,3 +140,130 @@ fn the_command_translates_a_card_and_drops_its_signatures() {
     assert!(out["protocolVersion"].is_string(), "{out}");
     assert!(stderr.contains("signature_dropped"), "{stderr}");
 }
+
+mod rest {
+    use a2a_bridge::translate::{Options, TranslateError, translate_with};
+    use bridge_ir::{Binding, Revision};
+    use serde_json::{Value, json};
+
+    fn options(binding: Binding, to_binding: Binding) -> Options {
+        Options {
+            binding,
+            to_binding,
+            ..Options::default()
+        }
+    }
+
+    fn run(input: &Value, to: Revision, options: &Options) -> Result<Value, TranslateError> {
+        translate_with(input.to_string().as_bytes(), to, options).map(|t| t.document)
+    }
+
+    #[test]
+    fn a_0_3_rest_request_becomes_the_1_0_rest_request_and_the_0_3_json_rpc_one() {
+        let send = json!({"method": "POST", "path": "/v1/message:send", "query": null, "body": {
+            "message": {"messageId": "m-1", "role": "ROLE_USER", "content": [{"text": "hi"}]},
+            "configuration": {"blocking": true}
+        }});
+        let out = translate_with(
+            send.to_string().as_bytes(),
+            Revision::V1_0,
+            &options(Binding::HttpJson, Binding::HttpJson),
+        )
+        .unwrap();
+        assert_eq!(out.from, Revision::V0_3, "the /v1 path says 0.3");
+        assert_eq!(out.document["method"], "POST");
+        assert_eq!(out.document["path"], "/message:send");
+        assert_eq!(out.document["body"]["message"]["parts"][0]["text"], "hi");
+        assert!(
+            out.document["body"]["configuration"]
+                .get("returnImmediately")
+                .is_none()
+        );
+
+        let rpc = run(
+            &send,
+            Revision::V0_3,
+            &options(Binding::HttpJson, Binding::JsonRpc),
+        )
+        .unwrap();
+        assert_eq!(rpc["method"], "message/send");
+        assert_eq!(rpc["params"]["message"]["kind"], "message");
+        assert_eq!(rpc["params"]["message"]["parts"][0]["kind"], "text");
+        assert_eq!(rpc["params"]["message"]["role"], "user");
+    }
+
+    #[test]
+    fn a_json_rpc_request_becomes_the_rest_path_query_and_body() {
+        let get = json!({"jsonrpc": "2.0", "id": 3, "method": "tasks/get",
+                         "params": {"id": "t 1", "historyLength": 2}});
+        let out = run(
+            &get,
+            Revision::V1_0,
+            &options(Binding::JsonRpc, Binding::HttpJson),
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            json!({"method": "GET", "path": "/tasks/t%201", "query": "historyLength=2", "body": null})
+        );
+        let back = run(
+            &out,
+            Revision::V0_3,
+            &options(Binding::HttpJson, Binding::JsonRpc),
+        )
+        .unwrap();
+        assert_eq!(back["method"], "tasks/get");
+        assert_eq!(back["params"], json!({"id": "t 1", "historyLength": 2}));
+    }
+
+    #[test]
+    fn answers_errors_and_events_need_their_revision_when_the_body_does_not_say() {
+        let task = json!({"status": 200, "body": {"id": "t", "contextId": "c",
+                          "status": {"state": "TASK_STATE_CANCELLED"}}});
+        let mut from_0_3 = options(Binding::HttpJson, Binding::HttpJson);
+        from_0_3.from = Some(Revision::V0_3);
+        // A result does not say which call it answers.
+        assert!(matches!(
+            run(&task, Revision::V1_0, &from_0_3),
+            Err(TranslateError::NeedsMethod { .. })
+        ));
+        from_0_3.method = Some("GetTask".to_owned());
+        let out = run(&task, Revision::V1_0, &from_0_3).unwrap();
+        assert_eq!(out["status"], 200);
+        assert_eq!(out["body"]["status"]["state"], "TASK_STATE_CANCELED");
+
+        // A 0.3 REST error carries no code: its status says it.
+        let error = json!({"status": 409, "body": {"message": "Task cannot be canceled"}});
+        let out = run(&error, Revision::V1_0, &from_0_3).unwrap();
+        assert_eq!(out["status"], 400, "{out}");
+        assert_eq!(
+            out["body"]["error"]["details"][0]["reason"],
+            "TASK_NOT_CANCELABLE"
+        );
+        let mut to_rpc = from_0_3.clone();
+        to_rpc.to_binding = Binding::JsonRpc;
+        let out = run(&error, Revision::V1_0, &to_rpc).unwrap();
+        assert_eq!(out["error"]["code"], -32002, "{out}");
+
+        let event = json!({"data": {"statusUpdate": {"taskId": "t", "contextId": "c",
+                           "status": {"state": "TASK_STATE_WORKING"}}}});
+        let out = run(&event, Revision::V0_3, &to_rpc).unwrap();
+        assert_eq!(out["result"]["kind"], "status-update", "{out}");
+        assert_eq!(out["result"]["final"], false, "{out}");
+    }
+
+    #[test]
+    fn a_path_no_revision_serves_is_refused_naming_it() {
+        let bad = json!({"method": "PUT", "path": "/message:send", "query": null, "body": {}});
+        let error = run(
+            &bad,
+            Revision::V0_3,
+            &options(Binding::HttpJson, Binding::JsonRpc),
+        )
+        .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "the document is not an A2A HTTP+JSON exchange: PUT /message:send is no A2A HTTP+JSON operation"
+        );
+    }
+}
