@@ -21,10 +21,14 @@ MIB = 1024 * 1024
 ORDER = [
     "direct-0.3", "direct-1.0", "nginx-0.3", "nginx-1.0",
     "bridge-0.3-0.3", "bridge-1.0-1.0", "bridge-0.3-1.0", "bridge-1.0-0.3",
+    "direct-rest0.3", "direct-rest1.0", "nginx-rest0.3", "nginx-rest1.0",
+    "bridge-rest1.0-1.0", "bridge-rest1.0-0.3", "bridge-rest0.3-1.0",
+    "bridge-0.3-rest1.0", "bridge-1.0-rest0.3",
 ]
 TRANSLATING = ["bridge-0.3-1.0", "bridge-1.0-0.3"]
 
 runs = collections.defaultdict(list)
+seen_names = set()
 for line in open(RESULTS):
     fields = line.split()
     if len(fields) < 3:
@@ -37,6 +41,9 @@ for line in open(RESULTS):
         except ValueError:
             pass
     runs[(fields[0], fields[1])].append(kv)
+    seen_names.add(fields[1])
+# A run without the HTTP+JSON configurations (REST=0) reports the JSON-RPC ones only.
+ORDER = [name for name in ORDER if name in seen_names]
 
 
 def med(phase, name, key):

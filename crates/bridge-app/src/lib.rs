@@ -20,6 +20,7 @@ pub mod service;
 pub mod settings;
 pub mod sse;
 pub mod stream;
+pub mod timestamp;
 pub mod upstream;
 pub mod validate;
 pub mod wire_support;

@@ -23,6 +23,8 @@
 //! (`compare: "ignore_proto3_defaults"`), and then empty strings and arrays below the top level
 //! of the fragment count as absent, as they do for any `ProtoJSON` reader.
 
+pub mod rest;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};

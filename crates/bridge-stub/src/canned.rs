@@ -9,7 +9,7 @@ use base64::Engine as _;
 use bytes::{Bytes, BytesMut};
 use serde_json::{Value, json};
 
-use crate::Revision;
+use crate::{Binding, Revision};
 
 const ID: &str = "__ID__";
 const ID_QUOTED: &[u8] = b"\"__ID__\"";
@@ -137,37 +137,33 @@ impl Canned {
     /// The answers of a `revision` agent whose JSON-RPC endpoint is `url`.
     #[must_use]
     pub fn new(revision: Revision, url: &str) -> Self {
+        Self::over(revision, Binding::JsonRpc, url)
+    }
+
+    /// The answers of a `revision` agent served over `binding` at `url`: JSON-RPC results in
+    /// their envelope, or HTTP+JSON bodies and bare events (for 0.3 in the proto JSON of its
+    /// REST binding: `TASK_STATE_*`, parts without `kind`, `{"task": …}` wrappers).
+    #[must_use]
+    pub fn over(revision: Revision, binding: Binding, url: &str) -> Self {
         let v03 = revision == Revision::V03;
-        let result = |result: Value| json!({ "jsonrpc": "2.0", "id": ID, "result": result });
-        let card = if v03 {
-            json!({
-                "protocolVersion": "0.3.0",
-                "name": "bridge-stub",
-                "description": "A canned A2A 0.3 agent for benchmarks.",
-                "url": url,
-                "preferredTransport": "JSONRPC",
-                "version": "0.0.0",
-                "capabilities": { "streaming": true, "pushNotifications": false },
-                "defaultInputModes": ["text/plain", "application/octet-stream"],
-                "defaultOutputModes": ["text/plain", "application/octet-stream"],
-                "skills": [skill()],
-            })
-        } else {
-            json!({
-                "name": "bridge-stub",
-                "description": "A canned A2A 1.0 agent for benchmarks.",
-                "supportedInterfaces": [
-                    { "url": url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0" }
-                ],
-                "version": "0.0.0",
-                "capabilities": { "streaming": true, "pushNotifications": false },
-                "defaultInputModes": ["text/plain", "application/octet-stream"],
-                "defaultOutputModes": ["text/plain", "application/octet-stream"],
-                "skills": [skill()],
-            })
+        let rest = binding == Binding::Rest;
+        let result = |result: Value| {
+            if rest {
+                result
+            } else {
+                json!({ "jsonrpc": "2.0", "id": ID, "result": result })
+            }
         };
+        let (transport, url) = if rest {
+            ("HTTP+JSON", url.trim_end_matches('/'))
+        } else {
+            ("JSONRPC", url)
+        };
+        let card = card(v03, transport, url);
         let bench_meta = json!({ "benchTs": "__TS__" });
-        let (send, big, status, artifact, done) = if v03 {
+        let (send, big, status, artifact, done) = if v03 && rest {
+            v03_rest_answers(&bench_meta)
+        } else if v03 {
             (
                 json!({
                     "kind": "task", "id": "task-1", "contextId": "ctx-1",
@@ -235,6 +231,73 @@ impl Canned {
             done: Template::new(&result(done), true),
             unknown: Template::new(&unknown, false),
         }
+    }
+}
+
+/// The 0.3 HTTP+JSON answers: send, big, status, artifact and final events, in the proto JSON
+/// of a2a-sdk 0.3.26's REST server.
+fn v03_rest_answers(bench_meta: &Value) -> (Value, Value, Value, Value, Value) {
+    (
+        json!({ "task": {
+                "id": "task-1", "contextId": "ctx-1",
+                "status": { "state": "TASK_STATE_COMPLETED", "timestamp": TIMESTAMP },
+                "artifacts": [{ "artifactId": "art-1", "name": "answer",
+                    "parts": [{ "text": "The canned answer of the benchmark stub." }] }],
+            } }),
+        json!({ "msg": {
+                "messageId": "msg-big", "contextId": "ctx-1", "role": "ROLE_AGENT",
+                "content": [{ "file": {
+                    // a2a-sdk 0.3.26 puts the JSON-RPC base64 text into the proto's
+                    // `bytes`, which ProtoJSON writes as base64 again.
+                    "fileWithBytes": base64::engine::general_purpose::STANDARD.encode(big_base64()),
+                    "mimeType": "application/octet-stream" } }],
+            } }),
+        json!({ "statusUpdate": {
+                "taskId": "task-1", "contextId": "ctx-1", "final": false,
+                "status": { "state": "TASK_STATE_WORKING", "timestamp": TIMESTAMP },
+                "metadata": bench_meta,
+            } }),
+        json!({ "artifactUpdate": {
+                "taskId": "task-1", "contextId": "ctx-1",
+                "artifact": { "artifactId": "art-1", "parts": [{ "text": "chunk " }] },
+                "metadata": bench_meta,
+            } }),
+        json!({ "statusUpdate": {
+                "taskId": "task-1", "contextId": "ctx-1", "final": true,
+                "status": { "state": "TASK_STATE_COMPLETED", "timestamp": TIMESTAMP },
+                "metadata": bench_meta,
+            } }),
+    )
+}
+
+/// The card of a 0.3 or 1.0 stub offering `transport` at `url`.
+fn card(v03: bool, transport: &str, url: &str) -> Value {
+    if v03 {
+        json!({
+            "protocolVersion": "0.3.0",
+            "name": "bridge-stub",
+            "description": "A canned A2A 0.3 agent for benchmarks.",
+            "url": url,
+            "preferredTransport": transport,
+            "version": "0.0.0",
+            "capabilities": { "streaming": true, "pushNotifications": false },
+            "defaultInputModes": ["text/plain", "application/octet-stream"],
+            "defaultOutputModes": ["text/plain", "application/octet-stream"],
+            "skills": [skill()],
+        })
+    } else {
+        json!({
+            "name": "bridge-stub",
+            "description": "A canned A2A 1.0 agent for benchmarks.",
+            "supportedInterfaces": [
+                { "url": url, "protocolBinding": transport, "protocolVersion": "1.0" }
+            ],
+            "version": "0.0.0",
+            "capabilities": { "streaming": true, "pushNotifications": false },
+            "defaultInputModes": ["text/plain", "application/octet-stream"],
+            "defaultOutputModes": ["text/plain", "application/octet-stream"],
+            "skills": [skill()],
+        })
     }
 }
 

@@ -130,7 +130,7 @@ fn nanos(duration: Duration) -> u64 {
 /// What a fixed-rate run measured.
 #[derive(Debug, Clone, Copy)]
 pub struct RateReport {
-    /// Answers with HTTP 200 and a JSON-RPC `result`.
+    /// Answers with HTTP 200 and no `error` (a JSON-RPC result, or an HTTP+JSON body).
     pub ok: u64,
     /// Anything else, connection failures included.
     pub errors: u64,
@@ -179,7 +179,7 @@ pub async fn fixed_rate(
                 tokio::time::sleep_until(next.into()).await;
                 let from = if behind { next } else { Instant::now() };
                 let good = if let Ok((status, body)) = exchange(&mut sender, &target).await {
-                    status == StatusCode::OK && memchr::memmem::find(&body, b"\"result\"").is_some()
+                    status == StatusCode::OK && memchr::memmem::find(&body, b"\"error\":").is_none()
                 } else {
                     if let Ok(fresh) = target.connect().await {
                         sender = fresh;
@@ -239,7 +239,7 @@ pub struct StreamReport {
     pub streams: u64,
     /// Events received.
     pub events: u64,
-    /// Events without a JSON-RPC `result`, and failed streams.
+    /// Error events (a JSON-RPC `error`, an HTTP+JSON `event: error`), and failed streams.
     pub errors: u64,
     /// Wall time, s.
     pub seconds: f64,
@@ -328,7 +328,11 @@ async fn read_stream(
                 continue;
             }
             events += 1;
-            if memchr::memmem::find(&event, b"\"result\"").is_none() {
+            // A JSON-RPC event carries `result` or `error`; an HTTP+JSON one is bare, and an
+            // error there is the event named `error`.
+            if event.starts_with(b"event: error")
+                || memchr::memmem::find(&event, b"\"error\":").is_some()
+            {
                 *errors += 1;
             }
             if let Some(ts) = bench_ts(&event) {

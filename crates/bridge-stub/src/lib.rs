@@ -30,6 +30,18 @@ pub enum Revision {
     V10,
 }
 
+/// The binding the stub serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Binding {
+    /// JSON-RPC 2.0 at the base URL.
+    #[value(name = "jsonrpc")]
+    JsonRpc,
+    /// HTTP+JSON: `…/message:send` and `…/message:stream` below the base URL (`/v1/…` in 0.3),
+    /// bodies and bare SSE events in the revision's proto JSON.
+    #[value(name = "rest")]
+    Rest,
+}
+
 /// Nanoseconds since the Unix epoch; the clock both the stub and the clients read.
 #[must_use]
 pub fn now_ns() -> u64 {

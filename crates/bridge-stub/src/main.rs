@@ -4,9 +4,9 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use bridge_stub::Revision;
 use bridge_stub::scan::StreamPlan;
 use bridge_stub::server::Stub;
+use bridge_stub::{Binding, Revision};
 use clap::Parser as _;
 
 /// A canned A2A agent: a card, a completed task, SSE streams and a 1 MiB file, all
@@ -20,6 +20,9 @@ struct Cli {
     /// The revision spoken.
     #[arg(long, value_enum)]
     revision: Revision,
+    /// The binding served; the card offers it alone.
+    #[arg(long, value_enum, default_value = "jsonrpc")]
+    binding: Binding,
     /// Events per stream (status and artifact updates before the final status), unless the
     /// request's `metadata.bench` says `events=N`.
     #[arg(long, default_value_t = 4)]
@@ -60,7 +63,7 @@ fn main() -> ExitCode {
             hold_ms: 0,
         };
         let url = format!("http://{}/", cli.listen);
-        let stub = Arc::new(Stub::new(cli.revision, &url, plan));
+        let stub = Arc::new(Stub::over(cli.revision, cli.binding, &url, plan));
         stub.serve(listener).await;
         ExitCode::SUCCESS
     })

@@ -16,13 +16,14 @@ use tokio::sync::mpsc;
 use crate::body::StubBody;
 use crate::canned::Canned;
 use crate::scan::{self, StreamPlan};
-use crate::{Revision, now_ns};
+use crate::{Binding, Revision, now_ns};
 
 /// The stub agent: its answers and the default stream plan.
 #[derive(Debug)]
 pub struct Stub {
     canned: Canned,
     revision: Revision,
+    binding: Binding,
     default_plan: StreamPlan,
 }
 
@@ -31,9 +32,16 @@ impl Stub {
     /// request's `bench` string says otherwise.
     #[must_use]
     pub fn new(revision: Revision, url: &str, default_plan: StreamPlan) -> Self {
+        Self::over(revision, Binding::JsonRpc, url, default_plan)
+    }
+
+    /// A stub of `revision` served over `binding`.
+    #[must_use]
+    pub fn over(revision: Revision, binding: Binding, url: &str, default_plan: StreamPlan) -> Self {
         Self {
-            canned: Canned::new(revision, url),
+            canned: Canned::over(revision, binding, url),
             revision,
+            binding,
             default_plan,
         }
     }
@@ -72,17 +80,25 @@ impl Stub {
         if request.method() != Method::POST {
             return Ok(status(StatusCode::METHOD_NOT_ALLOWED));
         }
+        let path = request.uri().path().to_owned();
         let Ok(body) = request.into_body().collect().await else {
             return Ok(status(StatusCode::BAD_REQUEST));
         };
         let body = body.to_bytes();
         let id = Bytes::copy_from_slice(scan::id(&body).unwrap_or(b"null"));
         let bench = scan::bench(&body);
-        let (unary, streaming) = match self.revision {
-            Revision::V03 => (&b"message/send"[..], &b"message/stream"[..]),
-            Revision::V10 => (&b"SendMessage"[..], &b"SendStreamingMessage"[..]),
+        let (unary, streaming) = match (self.binding, self.revision) {
+            (Binding::Rest, _) => (&b"message:send"[..], &b"message:stream"[..]),
+            (Binding::JsonRpc, Revision::V03) => (&b"message/send"[..], &b"message/stream"[..]),
+            (Binding::JsonRpc, Revision::V10) => {
+                (&b"SendMessage"[..], &b"SendStreamingMessage"[..])
+            }
         };
-        let method = scan::method(&body);
+        // Over HTTP+JSON the operation is the path's last segment.
+        let method = match self.binding {
+            Binding::Rest => path.rsplit('/').next().map(str::as_bytes),
+            Binding::JsonRpc => scan::method(&body),
+        };
         if method == Some(unary) {
             let template = if bench == Some(b"big") {
                 &self.canned.big

@@ -30,7 +30,10 @@ use bridge_app::codec::{
     DecodeError, EncodeError, JsonRpcCodec as _, RestCodec, RestError, RestRequest, RestRoute,
     RouteMiss, percent_decode, percent_encode, rest_path_params,
 };
-use bridge_ir::{Call, ErrorCode, Method, Reply, Revision, RpcError, StreamEvent, Translated};
+use bridge_app::timestamp::{Utc, utc};
+use bridge_ir::{
+    Call, ErrorCode, Loss, LossKind, Method, Reply, Revision, RpcError, StreamEvent, Translated,
+};
 use serde_json::{Map, Value, json};
 
 use crate::V03JsonRpc;
@@ -108,6 +111,10 @@ fn object(value: Value) -> Map<String, Value> {
 
 /// A proto enum name as the JSON-RPC spelling (`TASK_STATE_INPUT_REQUIRED` -> `input-required`).
 fn state_to_rpc(name: &str) -> Value {
+    // The proto's zero value is the JSON-RPC schema's `unknown`.
+    if name == "TASK_STATE_UNSPECIFIED" {
+        return Value::String("unknown".to_owned());
+    }
     let lower = name
         .strip_prefix("TASK_STATE_")
         .unwrap_or(name)
@@ -121,6 +128,9 @@ fn state_to_rpc(name: &str) -> Value {
 }
 
 fn state_to_rest(name: &str) -> Value {
+    if name == "unknown" {
+        return Value::String("TASK_STATE_UNSPECIFIED".to_owned());
+    }
     let upper = if name == "canceled" {
         "cancelled"
     } else {
@@ -266,8 +276,15 @@ fn message_to_rest(message: Value) -> Value {
 
 fn status_to_rest(status: Value) -> Value {
     let mut status = object(status);
-    if let Some(Value::String(state)) = status.get("state").cloned() {
-        status.insert("state".into(), state_to_rest(&state));
+    match status.get("state").cloned() {
+        // The enum's zero value is left out, as ProtoJSON writes it.
+        Some(Value::String(state)) if state == "unknown" => {
+            status.remove("state");
+        }
+        Some(Value::String(state)) => {
+            status.insert("state".into(), state_to_rest(&state));
+        }
+        _ => {}
     }
     if let Some(message) = status.remove("message") {
         status.insert("message".into(), message_to_rest(message));
@@ -331,9 +348,12 @@ fn tagged_to_rest(value: Value) -> Value {
 
 fn status_to_rpc(status: Value) -> Value {
     let mut status = object(status);
-    if let Some(Value::String(state)) = status.get("state").cloned() {
-        status.insert("state".into(), state_to_rpc(&state));
-    }
+    // ProtoJSON leaves the zero value out: no `state` is TASK_STATE_UNSPECIFIED.
+    let state = match status.get("state") {
+        Some(Value::String(state)) => state.clone(),
+        _ => "TASK_STATE_UNSPECIFIED".to_owned(),
+    };
+    status.insert("state".into(), state_to_rpc(&state));
     if let Some(message) = status.remove("message") {
         status.insert("message".into(), message_to_rpc(message));
     }
@@ -355,6 +375,8 @@ fn task_to_rpc(task: Value) -> Value {
     let mut task = object(task);
     let mut out = Map::new();
     out.insert("kind".into(), json!("task"));
+    // A proto3 string left out is empty; the JSON-RPC schema requires the member.
+    out.insert("contextId".into(), json!(""));
     if let Some(status) = task.remove("status") {
         out.insert("status".into(), status_to_rpc(status));
     }
@@ -446,6 +468,61 @@ fn send_to_rest(params: Map<String, Value>) -> Value {
     Value::Object(body)
 }
 
+/// What the 0.3 proto cannot carry or spells otherwise, fixed in a body written for it: a
+/// message's `referenceTaskIds` has no proto field (dropped, reported); a `timestamp` is a
+/// `google.protobuf.Timestamp`, RFC 3339 in UTC (`bridge_app::timestamp`). Metadata and data
+/// parts are the caller's own JSON and are not looked into.
+fn proto_only(value: &mut Value, at: &str, losses: &mut Vec<Loss>) {
+    match value {
+        Value::Object(object) => {
+            if object.remove("referenceTaskIds").is_some() {
+                losses.push(Loss::new(
+                    LossKind::FieldDropped,
+                    join(at, "referenceTaskIds"),
+                ));
+            }
+            for (key, member) in object.iter_mut() {
+                let here = join(at, key);
+                match (key.as_str(), member) {
+                    ("metadata" | "data", _) => {}
+                    ("timestamp", Value::String(text)) => match utc(text) {
+                        Utc::Unchanged => {}
+                        Utc::Converted(converted) => *text = converted,
+                        Utc::AssumedUtc(converted) => {
+                            *text = converted;
+                            losses.push(Loss::new(LossKind::TimestampAssumedUtc, here));
+                        }
+                        Utc::Unparsed => {
+                            losses.push(Loss::new(LossKind::TimestampUnparsed, here));
+                        }
+                    },
+                    (_, member) => proto_only(member, &here, losses),
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter_mut().enumerate() {
+                proto_only(item, &format!("{at}[{i}]"), losses);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn join(at: &str, key: &str) -> String {
+    if at.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{at}.{key}")
+    }
+}
+
+/// `value` written for the 0.3 proto, with what it could not say added to `losses`.
+fn proto_bytes(mut value: Value, losses: &mut Vec<Loss>) -> Vec<u8> {
+    proto_only(&mut value, "", losses);
+    serde_json::to_vec(&value).unwrap_or_default()
+}
+
 fn encode_call(call: Call) -> Result<RestRequest, EncodeError> {
     let method = call.method();
     let Some(&(_, verb, template)) = PATHS.iter().find(|(m, _, _)| *m == method) else {
@@ -505,6 +582,7 @@ fn encode_call(call: Call) -> Result<RestRequest, EncodeError> {
         }
         _ => Value::Null,
     };
+    let mut losses = encoded.losses;
     Ok(RestRequest {
         method: http::Method::from_bytes(verb.as_bytes()).unwrap_or(http::Method::POST),
         path,
@@ -513,9 +591,9 @@ fn encode_call(call: Call) -> Result<RestRequest, EncodeError> {
             value: if body.is_null() {
                 Vec::new()
             } else {
-                serde_json::to_vec(&body).unwrap_or_default()
+                proto_bytes(body, &mut losses)
             },
-            losses: encoded.losses,
+            losses,
         },
     })
 }
@@ -695,20 +773,28 @@ impl RestCodec for V03Rest {
                 json!({ "configs": configs })
             }
             Method::DeletePushConfig => json!({}),
-            _ => value,
+            // The extended card is the 0.3 JSON card, not a proto message.
+            _ => {
+                return Ok(Translated {
+                    value: serde_json::to_vec(&value).unwrap_or_default(),
+                    losses: encoded.losses,
+                });
+            }
         };
+        let mut losses = encoded.losses;
         Ok(Translated {
-            value: serde_json::to_vec(&rest).unwrap_or_default(),
-            losses: encoded.losses,
+            value: proto_bytes(rest, &mut losses),
+            losses,
         })
     }
 
     fn encode_event(&self, event: StreamEvent) -> Translated<Vec<u8>> {
         let encoded = V03JsonRpc.encode_event(event);
         let value: Value = serde_json::from_slice(&encoded.value).unwrap_or_default();
+        let mut losses = encoded.losses;
         Translated {
-            value: serde_json::to_vec(&tagged_to_rest(value)).unwrap_or_default(),
-            losses: encoded.losses,
+            value: proto_bytes(tagged_to_rest(value), &mut losses),
+            losses,
         }
     }
 
@@ -925,11 +1011,14 @@ mod tests {
             "failed",
             "rejected",
             "auth-required",
+            "unknown",
         ] {
             let rest = state_to_rest(state);
             assert_eq!(state_to_rpc(rest.as_str().unwrap()), json!(state), "{rest}");
         }
         assert_eq!(state_to_rest("canceled"), json!("TASK_STATE_CANCELLED"));
+        assert_eq!(state_to_rest("unknown"), json!("TASK_STATE_UNSPECIFIED"));
+        assert_eq!(status_to_rpc(json!({})), json!({"state": "unknown"}));
         for role in ["user", "agent"] {
             assert_eq!(
                 role_to_rpc(role_to_rest(role).as_str().unwrap()),

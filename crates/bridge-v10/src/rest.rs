@@ -374,6 +374,14 @@ impl RestCodec for V10Rest {
         method: Method,
         reply: Reply,
     ) -> Result<Translated<Vec<u8>>, EncodeError> {
+        // A delete answers `google.protobuf.Empty`, `{}` (a2a-sdk 1.3.0), where the JSON-RPC
+        // result is `null`.
+        if method == Method::DeletePushConfig {
+            return Ok(Translated {
+                value: b"{}".to_vec(),
+                losses: Vec::new(),
+            });
+        }
         V10JsonRpc.encode_result(method, reply)
     }
 
@@ -467,18 +475,29 @@ fn encode_call(call: Call) -> Result<RestRequest, EncodeError> {
             Some(Value::String(text)) => text.clone(),
             _ => String::new(),
         };
-        // A push config's `id` also names it in the body of a create; only get and delete
-        // take it out.
-        if *field != "taskId" || !matches!(method, Method::CreatePushConfig) {
+        // A body carries the whole request message, path fields included, as a2a-sdk
+        // 1.3.0's client writes it (a create's `taskId`, a cancel's `id`); a GET or DELETE
+        // query leaves them out.
+        if !matches!(method, Method::CreatePushConfig | Method::CancelTask) {
             params.remove(*field);
         }
         path = path.replace(placeholder, &percent_encode(&value));
     }
-    if let Some(Value::String(tenant)) = params.remove("tenant") {
-        path = format!("/{}{path}", percent_encode(&tenant));
+    if let Some(Value::String(tenant)) = params.get("tenant") {
+        path = format!("/{}{path}", percent_encode(tenant));
     }
-    let verb = row.verbs.first().copied().unwrap_or("POST");
-    let (query, body) = if verb == "GET" || verb == "DELETE" {
+    // A subscription is a POST without a body, as a2a-sdk 1.3.0's client sends it.
+    let verb = match method {
+        Method::SubscribeToTask => "POST",
+        _ => row.verbs.first().copied().unwrap_or("POST"),
+    };
+    let query_only = verb == "GET" || verb == "DELETE";
+    if query_only || method == Method::SubscribeToTask {
+        params.remove("tenant");
+    }
+    let (query, body) = if method == Method::SubscribeToTask && params.is_empty() {
+        (None, Vec::new())
+    } else if query_only {
         let query: Vec<String> = params
             .iter()
             .filter(|(_, value)| !value.is_null())

@@ -14,51 +14,29 @@
 //! - Not a timestamp: passed on unchanged and reported as [`LossKind::TimestampUnparsed`]; the
 //!   receiving peer decides what to do with it, as it would have without the bridge.
 //!
-//! # Why the `time` crate
-//!
-//! Its RFC 3339 parser and formatter are exact about offsets and nanoseconds, and it is already
-//! a workspace dependency; a hand-written parser would be one more thing to fuzz.
+//! The parsing is `bridge_app::timestamp`'s, shared with the 0.3 HTTP+JSON codec, whose proto
+//! bodies take the same form.
 
+use bridge_app::timestamp::{Utc, utc};
 use bridge_ir::LossKind;
-use time::format_description::well_known::Rfc3339;
-use time::macros::format_description;
-use time::{OffsetDateTime, PrimitiveDateTime, UtcOffset};
 
 use crate::path::{Losses, Path};
 
-/// The timestamp in 1.0 form, recording at `at` what had to be assumed.
+/// The timestamp in 1.0 form (`bridge_app::timestamp`), recording at `at` what had to be
+/// assumed.
 pub(crate) fn to_utc(text: String, at: &Path<'_>, losses: &mut Losses) -> String {
-    if let Ok(parsed) = OffsetDateTime::parse(&text, &Rfc3339) {
-        let utc = parsed.to_offset(UtcOffset::UTC);
-        // google.protobuf.Timestamp starts at 0001-01-01T00:00:00Z.
-        if utc.year() < 1 {
+    match utc(&text) {
+        Utc::Unchanged => text,
+        Utc::Converted(converted) => converted,
+        Utc::AssumedUtc(converted) => {
+            losses.add(LossKind::TimestampAssumedUtc, at);
+            converted
+        }
+        Utc::Unparsed => {
             losses.add(LossKind::TimestampUnparsed, at);
-            return text;
-        }
-        // Only the strict form passes unchanged: RFC 3339 also allows `t`, `z` and a space,
-        // which strict ProtoJSON parsers (the 1.0 SDK's `FromJsonString`) refuse.
-        if parsed.offset() == UtcOffset::UTC
-            && text.as_bytes().get(10) == Some(&b'T')
-            && text.ends_with('Z')
-        {
-            return text;
-        }
-        if let Ok(formatted) = utc.format(&Rfc3339) {
-            return formatted;
+            text
         }
     }
-    let zoneless = format_description!(
-        version = 2,
-        "[year]-[month]-[day][first [T] [t] [ ]][hour]:[minute]:[second][optional [.[subsecond]]]"
-    );
-    if let Ok(parsed) = PrimitiveDateTime::parse(&text, &zoneless)
-        && let Ok(utc) = parsed.assume_utc().format(&Rfc3339)
-    {
-        losses.add(LossKind::TimestampAssumedUtc, at);
-        return utc;
-    }
-    losses.add(LossKind::TimestampUnparsed, at);
-    text
 }
 
 #[cfg(test)]
