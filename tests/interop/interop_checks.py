@@ -424,6 +424,27 @@ def check_extended_card(obs, observed: dict[str, Any]) -> None:
         assert origin(interface['url']) == origin(obs.base), show(card)
 
 
+def check_list_tasks(obs, observed: dict[str, Any]) -> None:
+    """ListTasks as A2A 1.0 §3.1.4 has it: a 1.0 agent answers it itself, and for a 0.3 agent the
+    bridge answers from the tasks it saw pass."""
+    no_error(observed)
+    every = observed['all']
+    names = [t['name'] for t in every['tasks']]
+    assert names == ['two', 'one'], f'newest status first, one conversation\n{show(observed)}'
+    assert [t['state'] for t in every['tasks']] == ['input-required', 'completed'], show(every)
+    assert every['totalSize'] == 2 and every['nextPageToken'] == '', show(every)
+    assert all(t['artifacts'] == 0 for t in every['tasks']), f'artifacts only when asked\n{show(every)}'
+    assert [t['name'] for t in observed['byStatus']['tasks']] == ['two'], show(observed['byStatus'])
+    pages = observed['pages']
+    assert [[t['name'] for t in p['tasks']] for p in pages] == [['two'], ['one']], show(pages)
+    assert pages[0]['nextPageToken'] and pages[-1]['nextPageToken'] == '', show(pages)
+    assert all(p['pageSize'] == 1 and p['totalSize'] == 2 for p in pages), show(pages)
+    shaped = observed['shaped']['tasks']
+    assert [t['name'] for t in shaped] == ['three'], show(shaped)
+    assert shaped[0]['history'] == 1 and shaped[0]['artifacts'] >= 1, show(shaped)
+    assert observed['after']['tasks'] == [], show(observed['after'])
+
+
 def check_message(obs, observed: dict[str, Any]) -> None:
     no_error(observed)
     result = observed.get('result') or {}
@@ -458,10 +479,11 @@ CHECKS = {
     'unknown_task': check_unknown_task,
     'undeclared_media': check_undeclared_media,
     'extended_card': check_extended_card,
+    'list_tasks': check_list_tasks,
     'message': check_message,
     'version_unsupported': check_version_unsupported,
 }
-ONLY_V10_CLIENT = {'version_unsupported'}
+ONLY_V10_CLIENT = {'version_unsupported', 'list_tasks'}
 
 
 def applies(scenario: str, client: str) -> bool:

@@ -30,6 +30,7 @@ use std::time::Duration;
 use arc_swap::ArcSwap;
 use bridge_app::service::{Handler, InboundRequest, InboundResponse};
 use bridge_app::settings::UpstreamSettings;
+use bridge_app::store::{MemoryStore, Store};
 use bridge_app::upstream::{Upstream, UpstreamError, UpstreamRequest, UpstreamResponse};
 use bridge_app::{Bridge, CallInfo, CardCache, Codecs};
 use bridge_upstream::{BuildError, ClientSettings, ReqwestUpstream};
@@ -370,6 +371,8 @@ pub struct RouteWiring {
     pub cards: Arc<CardCache>,
     /// Streams open on this route, across generations.
     pub streams: Arc<AtomicUsize>,
+    /// What the bridge remembers for this route's agent (the task index).
+    pub store: Arc<dyn Store>,
 }
 
 /// One configuration generation's adapters.
@@ -429,6 +432,16 @@ impl Wiring {
             };
             let streams =
                 before.map_or_else(|| Arc::new(AtomicUsize::new(0)), |b| Arc::clone(&b.streams));
+            // The task index belongs to the agent: kept across reloads while the route's
+            // agent stays the same.
+            let store: Arc<dyn Store> = match before {
+                Some(before)
+                    if same_agent(&before.config.settings.upstream, &config.settings.upstream) =>
+                {
+                    Arc::clone(&before.store)
+                }
+                _ => Arc::new(MemoryStore::default()),
+            };
             let port: Arc<dyn Upstream> = if config.headers.is_empty() {
                 Arc::clone(&upstream) as Arc<dyn Upstream>
             } else {
@@ -439,7 +452,8 @@ impl Wiring {
             };
             let bridge = Bridge::new(config.settings.clone(), codecs(), port, Arc::clone(&cards))
                 .with_observer(metrics.observer(&config.name))
-                .with_stream_counter(Arc::clone(&streams));
+                .with_stream_counter(Arc::clone(&streams))
+                .with_store(Arc::clone(&store));
             table.push(Route {
                 name: config.name.clone(),
                 prefix: config.prefix.clone(),
@@ -453,6 +467,7 @@ impl Wiring {
                     upstream,
                     cards,
                     streams,
+                    store,
                 },
             );
         }

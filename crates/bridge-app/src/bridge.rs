@@ -8,8 +8,8 @@
 //!    and the `A2A-Version` header together ([`crate::negotiate`]).
 //! 3. Decode the params with the caller's codec into the IR.
 //! 4. Check the call against the upstream card ([`crate::validate`]).
-//! 5. Do what the upstream's revision cannot ([`crate::pipeline`]): refuse `ListTasks` toward
-//!    0.3, pre-check a message to a terminal task, open a subscription with the task snapshot,
+//! 5. Do what the upstream's revision cannot ([`crate::pipeline`]): answer `ListTasks` toward
+//!    0.3 from the task index, pre-check a message to a terminal task, open a subscription with the task snapshot,
 //!    mint a missing `messageId`.
 //! 6. Encode with the upstream's codec, forward, read the answer with the upstream's codec, and
 //!    encode it with the caller's — one result, or SSE events one by one ([`crate::stream`]).
@@ -145,6 +145,7 @@ pub struct Bridge {
     pub(crate) cards: Arc<CardCache>,
     pub(crate) observer: Arc<dyn Observer>,
     pub(crate) open_streams: Arc<AtomicUsize>,
+    pub(crate) store: Arc<dyn crate::store::Store>,
 }
 
 impl Bridge {
@@ -165,7 +166,16 @@ impl Bridge {
             cards,
             observer: Arc::new(LogLosses),
             open_streams: Arc::new(AtomicUsize::new(0)),
+            store: Arc::new(crate::store::MemoryStore::default()),
         }
+    }
+
+    /// Keeps what the bridge remembers (the task index) in `store`, shared with other
+    /// generations, so a reload forgets nothing; the default is a fresh in-process store.
+    #[must_use]
+    pub fn with_store(mut self, store: Arc<dyn crate::store::Store>) -> Self {
+        self.store = store;
+        self
     }
 
     /// Replaces where losses, upstream exchanges and streams are reported.

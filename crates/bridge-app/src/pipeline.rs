@@ -3,7 +3,8 @@
 //!
 //! # What the bridge does on the upstream's behalf (wire diff §7)
 //!
-//! - `ListTasks` toward a 0.3 upstream: 0.3 has no such method, so `UnsupportedOperation`.
+//! - `ListTasks` toward a 0.3 upstream: 0.3 has no such method; the bridge answers from the
+//!   task index of its store, within the caller's scope ([`crate::list`], [`crate::store`]).
 //! - A 1.0 caller's message to a task a 0.3 upstream has finished: 1.0 requires
 //!   `UnsupportedOperation` (§3.1.1), a 0.3 agent answers `InvalidParams` or accepts it; the
 //!   bridge reads the task first and refuses itself.
@@ -23,8 +24,8 @@
 use std::sync::Arc;
 
 use bridge_ir::{
-    Binding, Call, ErrorCode, GetTaskParams, Method, Reply, RequestId, Revision, RpcError,
-    SendResult, StreamEvent, Task, Translated,
+    Binding, Call, ErrorCode, GetTaskParams, ListTasksParams, ListTasksResult, Method, Reply,
+    RequestId, Revision, RpcError, SendResult, StreamEvent, Task, Translated,
 };
 use bytes::{Bytes, BytesMut};
 use futures_util::StreamExt;
@@ -83,6 +84,8 @@ pub(crate) struct Context {
     pub upstream: Revision,
     pub upstream_binding: Binding,
     pub call_url: String,
+    /// Whose tasks this call may list (`crate::store`).
+    pub scope: String,
 }
 
 /// Answers one JSON-RPC request, and attaches a [`CallInfo`] describing it to the response.
@@ -181,6 +184,43 @@ pub(crate) fn authorized(auth: &InboundAuth, headers: &HeaderMap) -> bool {
             .iter()
             .any(|t| constant_time_eq(t, token))
     }) || key.is_some_and(|key| auth.api_keys.iter().any(|k| constant_time_eq(k, key)))
+}
+
+/// The scope of a call's tasks: a digest of the credential the bridge checked (the bearer token
+/// or API key, never stored as it is), else the one shared scope `""`.
+pub(crate) fn scope_of(auth: Option<&InboundAuth>, headers: &HeaderMap) -> String {
+    use sha2::Digest as _;
+    let Some(auth) = auth else {
+        return String::new();
+    };
+    let bearer = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split_once(' '))
+        .filter(|(scheme, token)| {
+            scheme.eq_ignore_ascii_case("bearer")
+                && auth
+                    .bearer_tokens
+                    .iter()
+                    .any(|t| constant_time_eq(t, token.trim()))
+        })
+        .map(|(_, token)| format!("bearer:{}", token.trim()));
+    let key = headers
+        .get(&auth.api_key_header)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|key| auth.api_keys.iter().any(|k| constant_time_eq(k, key)))
+        .map(|key| format!("key:{key}"));
+    bearer.or(key).map_or_else(String::new, |credential| {
+        let digest = sha2::Sha256::digest(credential.as_bytes());
+        digest
+            .iter()
+            .fold(String::with_capacity(64), |mut out, byte| {
+                use std::fmt::Write as _;
+                let _ = write!(out, "{byte:02x}");
+                out
+            })
+    })
 }
 
 /// The caller's headers less the credential the bridge itself checked: a gateway token is
@@ -535,6 +575,7 @@ pub(crate) async fn serve(
         caller: caller.revision,
         binding: caller.binding,
         method: caller.method,
+        scope: scope_of(bridge.settings.auth.as_ref(), &headers),
         caller_headers: without_gateway_credentials(bridge.settings.auth.as_ref(), headers),
         upstream,
         upstream_binding,
@@ -560,15 +601,9 @@ async fn dispatch(
     card: Option<Arc<CachedCard>>,
 ) -> InboundResponse {
     let toward_0_3 = context.upstream == Revision::V0_3;
-    if toward_0_3 && context.method == Method::ListTasks {
-        return refuse(
-            bridge,
-            &context,
-            RpcError::new(
-                ErrorCode::UnsupportedOperation,
-                "ListTasks is not available: the upstream agent speaks A2A 0.3, which has no task listing",
-            ),
-        );
+    if toward_0_3 && let Call::ListTasks(params) = &call {
+        let outcome = list_tasks(bridge, &context, params).await.map(Reply::Tasks);
+        return respond(bridge, &context, outcome, &HeaderMap::new());
     }
     if let Call::SendMessage(params) | Call::SendStreamingMessage(params) = &mut call {
         if params.message.message_id.is_empty() {
@@ -601,10 +636,90 @@ async fn dispatch(
         }
         call => {
             let (outcome, headers) = forward(bridge, &context, call).await;
+            if toward_0_3 && let Ok(reply) = &outcome {
+                index_reply(bridge, &context, reply).await;
+            }
             let outcome =
                 outcome.map(|reply| shape_reply(reply, strip_history, bridge, card.as_deref()));
             respond(bridge, &context, outcome, &headers)
         }
+    }
+}
+
+/// `ListTasks` toward a 0.3 agent, from the task index (`crate::list`): the page of the
+/// caller's scope, each task read back from the agent as it is now.
+async fn list_tasks(
+    bridge: &Arc<Bridge>,
+    context: &Context,
+    params: &ListTasksParams,
+) -> Result<ListTasksResult, RpcError> {
+    let entries = bridge
+        .store
+        .tasks(&context.scope)
+        .await
+        .map_err(|e| RpcError::new(ErrorCode::InternalError, e.to_string()))?;
+    let page = crate::list::page(params, entries)?;
+    let mut tasks = Vec::with_capacity(page.entries.len());
+    for entry in &page.entries {
+        let call = Call::GetTask(GetTaskParams {
+            id: entry.id.clone(),
+            history_length: params.history_length.filter(|&n| n > 0),
+            metadata: None,
+            tenant: None,
+        });
+        let mut lookup = context.clone();
+        lookup.method = Method::GetTask;
+        match forward(bridge, &lookup, call).await.0 {
+            Ok(Reply::Task(task)) => {
+                index_task(bridge, context, &task).await;
+                tasks.push(crate::list::shaped(task, params));
+            }
+            // The agent no longer knows it: listed as last seen, without its contents.
+            Err(error) if error.code == ErrorCode::TaskNotFound => tasks.push(Task {
+                id: entry.id.clone(),
+                context_id: Some(entry.context_id.clone()).filter(|c| !c.is_empty()),
+                status: bridge_ir::TaskStatus {
+                    state: entry.state,
+                    message: None,
+                    timestamp: Some(entry.status_time.clone()),
+                },
+                artifacts: None,
+                history: None,
+                metadata: None,
+            }),
+            Ok(other) => {
+                return Err(RpcError::new(
+                    ErrorCode::InvalidAgentResponse,
+                    format!("the upstream answered tasks/get with {other:?} instead of a task"),
+                ));
+            }
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(crate::list::result(&page, tasks))
+}
+
+/// Records the task an answer carries in the task index.
+async fn index_reply(bridge: &Bridge, context: &Context, reply: &Reply) {
+    match reply {
+        Reply::Task(task) | Reply::Send(SendResult::Task(task)) => {
+            index_task(bridge, context, task).await;
+        }
+        _ => {}
+    }
+}
+
+/// Records `task` in the task index of the call's scope. A store that cannot take it is
+/// logged: the call itself needs no state, so it goes on.
+pub(crate) async fn index_task(bridge: &Bridge, context: &Context, task: &Task) {
+    let entry = crate::store::TaskEntry {
+        id: task.id.clone(),
+        context_id: task.context_id.clone().unwrap_or_default(),
+        state: task.status.state,
+        status_time: task.status.timestamp.clone().unwrap_or_default(),
+    };
+    if let Err(error) = bridge.store.record_task(&context.scope, entry).await {
+        tracing::warn!(%error, task = %task.id, "the task index could not record a task");
     }
 }
 

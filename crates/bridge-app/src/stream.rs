@@ -513,13 +513,41 @@ impl Translator {
                 vec![self.error(invalid(format!("an upstream stream event is {what}")))],
                 false,
             ),
-            Ok(event) => (self.event(event), false),
+            Ok(event) => {
+                self.index(&event).await;
+                (self.event(event), false)
+            }
             Err(e) => (
                 vec![self.error(invalid(format!(
                     "an upstream stream event is not a valid A2A {upstream} event: {e}"
                 )))],
                 false,
             ),
+        }
+    }
+
+    /// Records the task a 0.3 agent's event shows in the task index (`crate::store`), for
+    /// `ListTasks`, which 0.3 lacks.
+    async fn index(&self, event: &StreamEvent) {
+        if self.context.upstream != Revision::V0_3 {
+            return;
+        }
+        match event {
+            StreamEvent::Task(task) => {
+                crate::pipeline::index_task(&self.bridge, &self.context, task).await;
+            }
+            StreamEvent::StatusUpdate(update) => {
+                let task = Task {
+                    id: update.task_id.clone(),
+                    context_id: Some(update.context_id.clone()),
+                    status: update.status.clone(),
+                    artifacts: None,
+                    history: None,
+                    metadata: None,
+                };
+                crate::pipeline::index_task(&self.bridge, &self.context, &task).await;
+            }
+            StreamEvent::Message(_) | StreamEvent::ArtifactUpdate(_) => {}
         }
     }
 
@@ -576,7 +604,10 @@ impl Translator {
                 vec![self.error(invalid(format!("an upstream stream event is {what}")))],
                 false,
             ),
-            Ok(Ok(event)) => (self.event(event), false),
+            Ok(Ok(event)) => {
+                self.index(&event).await;
+                (self.event(event), false)
+            }
             Ok(Err(error)) => self.upstream_refused(error).await,
             Err(error) => (vec![self.error(error)], false),
         }

@@ -41,6 +41,7 @@ from a2a.types import (
     GetTaskPushNotificationConfigRequest,
     GetTaskRequest,
     ListTaskPushNotificationConfigsRequest,
+    ListTasksRequest,
     Message,
     Part,
     Role,
@@ -55,6 +56,7 @@ from a2a.types import (
 from a2a.utils.constants import TransportProtocol
 from a2a.utils.errors import A2A_REASON_TO_ERROR, JSON_RPC_ERROR_CODE_MAP, A2AError
 from google.protobuf import json_format, struct_pb2
+from google.protobuf.timestamp_pb2 import Timestamp
 
 import common as c
 
@@ -514,6 +516,51 @@ class Peer:
         client = self.client(streaming=False)
         card = await client.get_extended_agent_card(GetExtendedAgentCardRequest())
         return {'card': card_view(card)}
+
+    async def scenario_list_tasks(self) -> dict[str, Any]:
+        # Conversations of this run only: the agent (and the bridge's index) hold other tasks.
+        tag = uuid.uuid4().hex[:8]
+        ctx_a, ctx_b = f'list-a-{tag}', f'list-b-{tag}'
+        made = {}
+        for name, text, ctx in (('one', 'echo list one', ctx_a), ('two', 'ask list two', ctx_a),
+                                ('three', 'echo list three', ctx_b)):
+            result = await self.send(self.user_message(text, context_id=ctx))
+            made[result.task.id] = name
+        client = self.client(streaming=False)
+
+        async def listed(**fields: Any) -> dict[str, Any]:
+            page = await client.list_tasks(ListTasksRequest(**fields))
+            return {
+                'tasks': [
+                    {
+                        'name': made.get(task.id, task.id),
+                        'state': state_name(task.status.state),
+                        'history': len(task.history),
+                        'artifacts': len(task.artifacts),
+                    }
+                    for task in page.tasks
+                ],
+                'nextPageToken': page.next_page_token,
+                'pageSize': page.page_size,
+                'totalSize': page.total_size,
+            }
+
+        pages = []
+        token = ''
+        for _ in range(4):
+            page = await listed(context_id=ctx_a, page_size=1, page_token=token)
+            pages.append(page)
+            token = page['nextPageToken']
+            if not token:
+                break
+        return {
+            'all': await listed(context_id=ctx_a),
+            'byStatus': await listed(context_id=ctx_a, status=TaskState.TASK_STATE_INPUT_REQUIRED),
+            'pages': pages,
+            'shaped': await listed(context_id=ctx_b, history_length=1, include_artifacts=True),
+            'after': await listed(context_id=ctx_a, status_timestamp_after=json_format.Parse(
+                '"2999-01-01T00:00:00Z"', Timestamp())),
+        }
 
     async def scenario_message(self) -> dict[str, Any]:
         result = await self.send(self.user_message('message for you'))

@@ -52,8 +52,9 @@ SCENARIOS = [
     'extended_card',
     'message',
     'version_unsupported',
+    'list_tasks',
 ]
-ONLY_V10 = {'version_unsupported'}
+ONLY_V10 = {'version_unsupported', 'list_tasks'}
 
 # The inline file: every byte value, so a lossy or base64url re-encoding cannot go unnoticed.
 FILE_BYTES = bytes(range(256)) * 4

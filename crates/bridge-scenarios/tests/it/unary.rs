@@ -105,19 +105,183 @@ async fn history_length_zero_from_a_1_0_caller_is_not_sent_to_0_3_and_history_is
     assert!(got.body()["result"].get("history").is_none());
 }
 
+/// A 0.3 agent that keeps the tasks it creates: `message/send` makes task `t-<text>` in
+/// context `c-<first letter>`, completed when the text says "done", with a status time one
+/// minute later for each new task; `tasks/get` answers with the task, its history cut to
+/// `historyLength`.
+fn keeping_agent() -> std::sync::Arc<bridge_scenarios::ScriptedUpstream> {
+    use std::sync::Mutex;
+    let tasks: Mutex<Vec<Value>> = Mutex::new(Vec::new());
+    upstream(card_v03(), move |method, body| {
+        let mut tasks = tasks.lock().unwrap();
+        match method {
+            "message/send" => {
+                let text = body["params"]["message"]["parts"][0]["text"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned();
+                let minute = tasks.len();
+                let task = json!({
+                    "kind": "task", "id": format!("t-{text}"),
+                    "contextId": format!("c-{}", &text[..1]),
+                    "status": {
+                        "state": if text.contains("done") { "completed" } else { "working" },
+                        "timestamp": format!("2025-07-31T12:{minute:02}:00Z")
+                    },
+                    "artifacts": [{"artifactId": "a-1", "parts": [{"kind": "text", "text": "out"}]}],
+                    "history": [
+                        {"kind": "message", "messageId": "m-1", "role": "user", "parts": [{"kind": "text", "text": text}]},
+                        {"kind": "message", "messageId": "m-2", "role": "agent", "parts": [{"kind": "text", "text": "ok"}]}
+                    ]
+                });
+                tasks.push(task.clone());
+                ok(&body["id"], task)
+            }
+            "tasks/get" => {
+                let id = body["params"]["id"].as_str().unwrap_or_default();
+                match tasks.iter().find(|t| t["id"] == id) {
+                    Some(task) => {
+                        let mut task = task.clone();
+                        if let Some(n) = body["params"]["historyLength"].as_u64() {
+                            let history = task["history"].as_array_mut().unwrap();
+                            let cut = history.len().saturating_sub(usize::try_from(n).unwrap());
+                            history.drain(..cut);
+                        }
+                        ok(&body["id"], task)
+                    }
+                    None => fail(&body["id"], -32001, "Task not found"),
+                }
+            }
+            _ => fail(&body["id"], -32601, "Method not found"),
+        }
+    })
+}
+
+fn send_text(text: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {
+        "message": {"messageId": format!("m-{text}"), "role": "ROLE_USER", "parts": [{"text": text}]}
+    }})
+}
+
+fn list(params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": 3, "method": "ListTasks", "params": params})
+}
+
+fn ids(body: &Value) -> Vec<String> {
+    body["result"]["tasks"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{body}"))
+        .iter()
+        .map(|t| t["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
 #[tokio::test]
-async fn list_tasks_toward_a_0_3_agent_is_unsupported_and_never_forwarded() {
-    let agent = upstream(card_v03(), |_, body| ok(&body["id"], json!(null)));
+async fn list_tasks_toward_a_0_3_agent_lists_the_tasks_made_through_the_bridge() {
+    let agent = keeping_agent();
     let b = bridge(agent.clone(), |_| {});
+    for text in ["alpha", "apple-done", "berry"] {
+        let got = rpc(&b, &[V1], &send_text(text)).await;
+        assert!(got.body()["result"]["task"].is_object(), "{}", got.body());
+    }
+    // Newest status first; artifacts only when asked; totals.
+    let got = rpc(&b, &[V1], &list(json!({}))).await;
+    let body = got.body();
+    assert_eq!(ids(body), ["t-berry", "t-apple-done", "t-alpha"], "{body}");
+    assert_eq!(body["result"]["totalSize"], 3);
+    assert_eq!(body["result"]["pageSize"], 50);
+    assert!(
+        body["result"].get("nextPageToken").is_none_or(|t| t == ""),
+        "{body}"
+    );
+    assert!(
+        body["result"]["tasks"][0].get("artifacts").is_none(),
+        "{body}"
+    );
+    assert_eq!(
+        body["result"]["tasks"][0]["status"]["state"],
+        "TASK_STATE_WORKING"
+    );
+
+    // Filters: the conversation, the state, the status time.
+    let got = rpc(&b, &[V1], &list(json!({"contextId": "c-a"}))).await;
+    assert_eq!(ids(got.body()), ["t-apple-done", "t-alpha"]);
+    let got = rpc(&b, &[V1], &list(json!({"status": "TASK_STATE_COMPLETED"}))).await;
+    assert_eq!(ids(got.body()), ["t-apple-done"]);
     let got = rpc(
         &b,
         &[V1],
-        &json!({"jsonrpc": "2.0", "id": 3, "method": "ListTasks", "params": {}}),
+        &list(json!({"statusTimestampAfter": "2025-07-31T12:00:30Z"})),
     )
     .await;
-    assert_eq!(got.body()["error"]["code"], -32004);
-    assert_eq!(got.body()["id"], 3);
-    assert!(agent.calls().is_empty());
+    assert_eq!(ids(got.body()), ["t-berry", "t-apple-done"]);
+
+    // historyLength and includeArtifacts reach each listed task.
+    let got = rpc(
+        &b,
+        &[V1],
+        &list(json!({"historyLength": 1, "includeArtifacts": true})),
+    )
+    .await;
+    let first = &got.body()["result"]["tasks"][0];
+    assert_eq!(first["history"].as_array().unwrap().len(), 1, "{first}");
+    assert_eq!(first["history"][0]["messageId"], "m-2");
+    assert_eq!(first["artifacts"][0]["parts"][0]["text"], "out");
+
+    // Pages to the end.
+    let mut seen = Vec::new();
+    let mut token = String::new();
+    loop {
+        let got = rpc(&b, &[V1], &list(json!({"pageSize": 2, "pageToken": token}))).await;
+        let body = got.body();
+        assert_eq!(body["result"]["pageSize"], 2, "{body}");
+        seen.extend(ids(body));
+        token = body["result"]["nextPageToken"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        if token.is_empty() {
+            break;
+        }
+    }
+    assert_eq!(seen, ["t-berry", "t-apple-done", "t-alpha"]);
+
+    // Bad paging is the caller's error.
+    for params in [
+        json!({"pageSize": 101}),
+        json!({"pageSize": -1}),
+        json!({"pageToken": "nope"}),
+    ] {
+        let got = rpc(&b, &[V1], &list(params.clone())).await;
+        assert_eq!(
+            got.body()["error"]["code"],
+            -32602,
+            "{params}: {}",
+            got.body()
+        );
+        assert_eq!(got.body()["id"], 3);
+    }
+    // ListTasks itself never reaches the 0.3 agent, which has no such method.
+    assert!(agent.calls().iter().all(|c| c["method"] != "ListTasks"));
+}
+
+#[tokio::test]
+async fn each_credential_lists_only_its_own_tasks() {
+    let agent = keeping_agent();
+    let b = bridge(agent, |settings| {
+        settings.auth = Some(bridge_app::settings::InboundAuth {
+            bearer_tokens: vec!["one".into(), "two".into()],
+            api_keys: Vec::new(),
+            api_key_header: http::HeaderName::from_static("x-api-key"),
+        });
+    });
+    let one = ("authorization", "Bearer one");
+    let two = ("authorization", "Bearer two");
+    rpc(&b, &[V1, one], &send_text("alpha")).await;
+    let got = rpc(&b, &[V1, one], &list(json!({}))).await;
+    assert_eq!(ids(got.body()), ["t-alpha"]);
+    let got = rpc(&b, &[V1, two], &list(json!({}))).await;
+    assert_eq!(ids(got.body()), Vec::<String>::new(), "{}", got.body());
 }
 
 #[tokio::test]

@@ -1,0 +1,226 @@
+//! The store port: what the bridge remembers between calls, behind one trait, so that several
+//! instances pointed at one shared store behave as one bridge. Nothing else in the application
+//! keeps state a second instance would need.
+//!
+//! Today it holds the task index, which lets the bridge answer `ListTasks` for an agent whose
+//! revision (0.3) has no task listing: every task the bridge sees pass toward such an agent
+//! (send results, task reads, cancels, stream events) is recorded with its conversation, state
+//! and status time under the scope of the caller that touched it.
+//!
+//! # Scope
+//!
+//! A task is listed only to callers of its scope: the credential the bridge checked for the call
+//! (`Settings::auth`; a digest of it, never the secret), else one shared scope. Listing reads
+//! the index, filtering and paging are the application's (`crate::list`), so every adapter
+//! lists alike.
+//!
+//! # Adapters
+//!
+//! [`MemoryStore`], the default: in-process, bounded (the oldest entries of a scope go first)
+//! and with an expiry per entry. A shared adapter (Redis) implements the same trait.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use bridge_ir::TaskState;
+use futures_util::future::BoxFuture;
+
+/// One task the bridge has seen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskEntry {
+    /// The task id.
+    pub id: String,
+    /// Its conversation (empty when the agent named none).
+    pub context_id: String,
+    /// Its last state seen.
+    pub state: TaskState,
+    /// Its last status time, RFC 3339, as the agent gave it; empty when it gave none, and then
+    /// stamped by the store ([`merged`]).
+    pub status_time: String,
+}
+
+/// Why the store could not answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    /// The store is unreachable or refused the operation.
+    #[error("the bridge's store is unavailable: {0}")]
+    Unavailable(String),
+}
+
+/// The port.
+pub trait Store: Send + Sync + std::fmt::Debug {
+    /// Records (or updates) `entry` in `scope`, merged with what is known of it ([`merged`]).
+    fn record_task(&self, scope: &str, entry: TaskEntry) -> BoxFuture<'_, Result<(), StoreError>>;
+
+    /// Every entry of `scope`, in no particular order.
+    fn tasks(&self, scope: &str) -> BoxFuture<'_, Result<Vec<TaskEntry>, StoreError>>;
+}
+
+/// The tasks of one scope, by id, with when each was last recorded.
+type Scope = HashMap<String, (TaskEntry, Instant)>;
+
+/// The in-process store: bounded per scope, entries expire.
+#[derive(Debug)]
+pub struct MemoryStore {
+    scopes: Mutex<HashMap<String, Scope>>,
+    per_scope: usize,
+    ttl: Duration,
+}
+
+impl Default for MemoryStore {
+    /// 10,000 tasks per scope, kept a day.
+    fn default() -> Self {
+        Self::new(10_000, Duration::from_hours(24))
+    }
+}
+
+impl MemoryStore {
+    /// A store keeping at most `per_scope` tasks per scope, each for `ttl` after it was last
+    /// recorded.
+    #[must_use]
+    pub fn new(per_scope: usize, ttl: Duration) -> Self {
+        Self {
+            scopes: Mutex::new(HashMap::new()),
+            per_scope: per_scope.max(1),
+            ttl,
+        }
+    }
+
+    fn locked<T>(&self, f: impl FnOnce(&mut HashMap<String, Scope>) -> T) -> Result<T, StoreError> {
+        let mut scopes = self
+            .scopes
+            .lock()
+            .map_err(|_| StoreError::Unavailable("the in-process store is poisoned".into()))?;
+        Ok(f(&mut scopes))
+    }
+}
+
+/// `entry` merged into what is known of the same task, as every adapter merges it: a
+/// non-empty conversation wins; an entry without a status time (an agent that sends none, as
+/// a2a-sdk 0.3.26's HTTP+JSON server) keeps the known time while the state is unchanged, and
+/// is stamped `now` when the state changed or the task is new.
+#[must_use]
+pub fn merged(
+    known: Option<&TaskEntry>,
+    mut entry: TaskEntry,
+    now: impl FnOnce() -> String,
+) -> TaskEntry {
+    if let Some(known) = known {
+        if entry.context_id.is_empty() {
+            entry.context_id.clone_from(&known.context_id);
+        }
+        if entry.status_time.is_empty() && known.state == entry.state {
+            entry.status_time.clone_from(&known.status_time);
+        }
+    }
+    if entry.status_time.is_empty() {
+        entry.status_time = now();
+    }
+    entry
+}
+
+/// Now, RFC 3339 in UTC.
+#[must_use]
+pub fn now_utc() -> String {
+    time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
+}
+
+impl Store for MemoryStore {
+    fn record_task(&self, scope: &str, entry: TaskEntry) -> BoxFuture<'_, Result<(), StoreError>> {
+        let now = Instant::now();
+        let result = self.locked(|scopes| {
+            let tasks = scopes.entry(scope.to_owned()).or_default();
+            tasks.retain(|_, (_, at)| now.duration_since(*at) < self.ttl);
+            let entry = merged(tasks.get(&entry.id).map(|(e, _)| e), entry, now_utc);
+            tasks.insert(entry.id.clone(), (entry, now));
+            while tasks.len() > self.per_scope {
+                let oldest = tasks
+                    .iter()
+                    .min_by_key(|(_, (_, at))| *at)
+                    .map(|(id, _)| id.clone());
+                match oldest {
+                    Some(id) => tasks.remove(&id),
+                    None => break,
+                };
+            }
+        });
+        Box::pin(async move { result })
+    }
+
+    fn tasks(&self, scope: &str) -> BoxFuture<'_, Result<Vec<TaskEntry>, StoreError>> {
+        let now = Instant::now();
+        let result = self.locked(|scopes| {
+            scopes
+                .get(scope)
+                .map(|tasks| {
+                    tasks
+                        .values()
+                        .filter(|(_, at)| now.duration_since(*at) < self.ttl)
+                        .map(|(entry, _)| entry.clone())
+                        .collect()
+                })
+                .unwrap_or_default()
+        });
+        Box::pin(async move { result })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![expect(clippy::unwrap_used, reason = "tests unwrap what they just built")]
+
+    use super::*;
+
+    fn entry(id: &str, context: &str, state: TaskState, at: &str) -> TaskEntry {
+        TaskEntry {
+            id: id.into(),
+            context_id: context.into(),
+            state,
+            status_time: at.into(),
+        }
+    }
+
+    fn block<T>(future: BoxFuture<'_, T>) -> T {
+        futures_util::FutureExt::now_or_never(future).unwrap()
+    }
+
+    #[test]
+    fn a_task_is_kept_per_scope_updated_in_place_and_keeps_its_conversation() {
+        let store = MemoryStore::default();
+        block(store.record_task("a", entry("t-1", "c-1", TaskState::Working, "1"))).unwrap();
+        block(store.record_task("a", entry("t-1", "", TaskState::Completed, "2"))).unwrap();
+        // No time, same state: the known time stays.
+        block(store.record_task("a", entry("t-1", "", TaskState::Completed, ""))).unwrap();
+        block(store.record_task("b", entry("t-2", "c-2", TaskState::Working, "1"))).unwrap();
+        assert_eq!(
+            block(store.tasks("a")).unwrap(),
+            [entry("t-1", "c-1", TaskState::Completed, "2")]
+        );
+        assert_eq!(block(store.tasks("b")).unwrap().len(), 1);
+        assert!(block(store.tasks("c")).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_full_scope_forgets_its_oldest_task_and_entries_expire() {
+        let store = MemoryStore::new(2, Duration::from_hours(1));
+        for id in ["t-1", "t-2", "t-3"] {
+            block(store.record_task("a", entry(id, "c", TaskState::Working, "1"))).unwrap();
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let mut ids: Vec<_> = block(store.tasks("a"))
+            .unwrap()
+            .into_iter()
+            .map(|e| e.id)
+            .collect();
+        ids.sort();
+        assert_eq!(ids, ["t-2", "t-3"]);
+
+        let store = MemoryStore::new(10, Duration::from_millis(20));
+        block(store.record_task("a", entry("t-1", "c", TaskState::Working, "1"))).unwrap();
+        std::thread::sleep(Duration::from_millis(40));
+        assert!(block(store.tasks("a")).unwrap().is_empty());
+    }
+}
