@@ -19,7 +19,7 @@
 //! [`MemoryStore`], the default: in-process, bounded (the oldest entries of a scope go first)
 //! and with an expiry per entry. A shared adapter (Redis) implements the same trait.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -57,13 +57,19 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     fn tasks(&self, scope: &str) -> BoxFuture<'_, Result<Vec<TaskEntry>, StoreError>>;
 }
 
-/// The tasks of one scope, by id, with when each was last recorded.
-type Scope = HashMap<String, (TaskEntry, Instant)>;
+/// The tasks of one scope: by id (the entry, when and in which order it was last recorded),
+/// and by recording order, oldest first, so eviction and expiry take the front in O(log n).
+#[derive(Debug, Default)]
+struct Scope {
+    tasks: HashMap<String, (TaskEntry, Instant, u64)>,
+    order: BTreeMap<u64, String>,
+}
 
-/// The in-process store: bounded per scope, entries expire.
+/// The in-process store: bounded per scope (the least recently recorded task goes first),
+/// entries expire.
 #[derive(Debug)]
 pub struct MemoryStore {
-    scopes: Mutex<HashMap<String, Scope>>,
+    scopes: Mutex<(HashMap<String, Scope>, u64)>,
     per_scope: usize,
     ttl: Duration,
 }
@@ -81,18 +87,40 @@ impl MemoryStore {
     #[must_use]
     pub fn new(per_scope: usize, ttl: Duration) -> Self {
         Self {
-            scopes: Mutex::new(HashMap::new()),
+            scopes: Mutex::new((HashMap::new(), 0)),
             per_scope: per_scope.max(1),
             ttl,
         }
     }
 
-    fn locked<T>(&self, f: impl FnOnce(&mut HashMap<String, Scope>) -> T) -> Result<T, StoreError> {
-        let mut scopes = self
+    fn locked<T>(
+        &self,
+        f: impl FnOnce(&mut HashMap<String, Scope>, &mut u64) -> T,
+    ) -> Result<T, StoreError> {
+        let mut guard = self
             .scopes
             .lock()
             .map_err(|_| StoreError::Unavailable("the in-process store is poisoned".into()))?;
-        Ok(f(&mut scopes))
+        let (scopes, seq) = &mut *guard;
+        Ok(f(scopes, seq))
+    }
+}
+
+impl Scope {
+    /// Drops the oldest entries while there are more than `keep` or they are older than `ttl`.
+    fn trim(&mut self, keep: usize, ttl: Duration, now: Instant) {
+        while let Some((&seq, id)) = self.order.first_key_value() {
+            let expired = self
+                .tasks
+                .get(id)
+                .is_none_or(|(_, at, _)| now.duration_since(*at) >= ttl);
+            if self.tasks.len() <= keep && !expired {
+                break;
+            }
+            if let Some(id) = self.order.remove(&seq) {
+                self.tasks.remove(&id);
+            }
+        }
     }
 }
 
@@ -131,35 +159,37 @@ pub fn now_utc() -> String {
 impl Store for MemoryStore {
     fn record_task(&self, scope: &str, entry: TaskEntry) -> BoxFuture<'_, Result<(), StoreError>> {
         let now = Instant::now();
-        let result = self.locked(|scopes| {
-            let tasks = scopes.entry(scope.to_owned()).or_default();
-            tasks.retain(|_, (_, at)| now.duration_since(*at) < self.ttl);
-            let entry = merged(tasks.get(&entry.id).map(|(e, _)| e), entry, now_utc);
-            tasks.insert(entry.id.clone(), (entry, now));
-            while tasks.len() > self.per_scope {
-                let oldest = tasks
-                    .iter()
-                    .min_by_key(|(_, (_, at))| *at)
-                    .map(|(id, _)| id.clone());
-                match oldest {
-                    Some(id) => tasks.remove(&id),
-                    None => break,
-                };
+        let result = self.locked(|scopes, seq| {
+            if !scopes.contains_key(scope) {
+                scopes.insert(scope.to_owned(), Scope::default());
             }
+            let Some(tasks) = scopes.get_mut(scope) else {
+                return;
+            };
+            *seq += 1;
+            let known = tasks.tasks.remove(&entry.id);
+            if let Some((_, _, old)) = &known {
+                tasks.order.remove(old);
+            }
+            let entry = merged(known.as_ref().map(|(e, _, _)| e), entry, now_utc);
+            tasks.order.insert(*seq, entry.id.clone());
+            tasks.tasks.insert(entry.id.clone(), (entry, now, *seq));
+            tasks.trim(self.per_scope, self.ttl, now);
         });
         Box::pin(async move { result })
     }
 
     fn tasks(&self, scope: &str) -> BoxFuture<'_, Result<Vec<TaskEntry>, StoreError>> {
         let now = Instant::now();
-        let result = self.locked(|scopes| {
+        let result = self.locked(|scopes, _| {
             scopes
                 .get(scope)
                 .map(|tasks| {
                     tasks
+                        .tasks
                         .values()
-                        .filter(|(_, at)| now.duration_since(*at) < self.ttl)
-                        .map(|(entry, _)| entry.clone())
+                        .filter(|(_, at, _)| now.duration_since(*at) < self.ttl)
+                        .map(|(entry, _, _)| entry.clone())
                         .collect()
                 })
                 .unwrap_or_default()
@@ -217,6 +247,19 @@ mod tests {
             .collect();
         ids.sort();
         assert_eq!(ids, ["t-2", "t-3"]);
+
+        // Recording a task again makes it the newest.
+        let store = MemoryStore::new(2, Duration::from_hours(1));
+        for id in ["t-1", "t-2", "t-1", "t-3"] {
+            block(store.record_task("a", entry(id, "c", TaskState::Working, "1"))).unwrap();
+        }
+        let mut ids: Vec<_> = block(store.tasks("a"))
+            .unwrap()
+            .into_iter()
+            .map(|e| e.id)
+            .collect();
+        ids.sort();
+        assert_eq!(ids, ["t-1", "t-3"]);
 
         let store = MemoryStore::new(10, Duration::from_millis(20));
         block(store.record_task("a", entry("t-1", "c", TaskState::Working, "1"))).unwrap();
