@@ -153,9 +153,9 @@ pub enum StartError {
     /// The configuration is unusable.
     #[error(transparent)]
     Config(#[from] ConfigError),
-    /// The upstream client could not be built.
+    /// An upstream client or the store could not be built.
     #[error(transparent)]
-    Upstream(#[from] bridge_upstream::BuildError),
+    Build(#[from] crate::runtime::BuildError),
     /// A listener could not be bound, or a signal handler installed.
     #[error("{what}: {source}")]
     Io {

@@ -52,6 +52,10 @@ pub struct Cli {
     #[arg(long, value_enum, value_name = "VIEW")]
     pub card_view: Option<CardViewArg>,
 
+    /// The Redis every instance shares, `redis://host:port/db` (overrides `store.url`).
+    #[arg(long, value_name = "URL")]
+    pub store: Option<String>,
+
     /// How log lines are written.
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
@@ -245,6 +249,9 @@ impl Cli {
         }
         if let Some(view) = self.card_view {
             config.card.view = view.into();
+        }
+        if let Some(store) = &self.store {
+            config.store.url = Some(store.clone());
         }
     }
 }

@@ -78,6 +78,32 @@ pub struct Config {
     /// The bindings served to callers.
     #[serde(default)]
     pub serve: ServeSection,
+    /// Where the bridge keeps what it remembers (the task index).
+    #[serde(default)]
+    pub store: StoreSection,
+}
+
+/// `[store]`: the in-process store by default, or a Redis every instance shares.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StoreSection {
+    /// `redis://host:port/db`; absent: in process.
+    pub url: Option<String>,
+    /// The most tasks kept per caller scope and route.
+    pub tasks_per_scope: usize,
+    /// How long a scope's tasks are kept after its last write.
+    #[serde(deserialize_with = "duration")]
+    pub ttl: Duration,
+}
+
+impl Default for StoreSection {
+    fn default() -> Self {
+        Self {
+            url: None,
+            tasks_per_scope: 10_000,
+            ttl: Duration::from_hours(24),
+        }
+    }
 }
 
 /// `[serve]` (and a route's `[routes.serve]`).
@@ -158,6 +184,7 @@ impl Default for Config {
             tls: None,
             card: CardSection::default(),
             serve: ServeSection::default(),
+            store: StoreSection::default(),
         }
     }
 }
@@ -598,6 +625,13 @@ impl Config {
                 "upstream.url is required (or at least one [[routes]] entry)".to_owned(),
             ));
         }
+        if let Some(url) = &self.store.url
+            && !url.starts_with("redis://")
+        {
+            return Err(invalid(format!(
+                "store.url {url:?}: the store is a Redis at redis://host:port/db (TLS to Redis, rediss://, is not built yet)"
+            )));
+        }
         let public_url = self
             .public_url
             .clone()
@@ -655,6 +689,7 @@ impl Config {
                 cert_chain: tls.cert_chain.clone(),
                 private_key: tls.private_key.clone(),
             }),
+            store: self.store.clone(),
         })
     }
 
@@ -895,6 +930,8 @@ pub struct Resolved {
     pub admin: Option<SocketAddr>,
     /// TLS on the inbound listener.
     pub tls: Option<TlsFiles>,
+    /// Where the bridge keeps what it remembers.
+    pub store: StoreSection,
 }
 
 impl Resolved {

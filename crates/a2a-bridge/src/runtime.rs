@@ -33,7 +33,19 @@ use bridge_app::settings::UpstreamSettings;
 use bridge_app::store::{MemoryStore, Store};
 use bridge_app::upstream::{Upstream, UpstreamError, UpstreamRequest, UpstreamResponse};
 use bridge_app::{Bridge, CallInfo, CardCache, Codecs};
-use bridge_upstream::{BuildError, ClientSettings, ReqwestUpstream};
+use bridge_store_redis::RedisStore;
+use bridge_upstream::{ClientSettings, ReqwestUpstream};
+
+/// Why a configuration generation's adapters could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// An upstream client (an unreadable CA file).
+    #[error(transparent)]
+    Upstream(#[from] bridge_upstream::BuildError),
+    /// The store (a `store.url` that is no Redis URL).
+    #[error("store.url: {0}")]
+    Store(String),
+}
 use bytes::Bytes;
 use futures_util::future::BoxFuture;
 use http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -416,7 +428,9 @@ impl Wiring {
                 Some(before) if same_client(&before.config.client, &config.client) => {
                     Arc::clone(&before.upstream)
                 }
-                _ => Arc::new(ReqwestUpstream::new(config.client.clone())?),
+                _ => Arc::new(
+                    ReqwestUpstream::new(config.client.clone()).map_err(BuildError::Upstream)?,
+                ),
             };
             let cards = match before {
                 Some(before)
@@ -436,11 +450,26 @@ impl Wiring {
             // agent stays the same.
             let store: Arc<dyn Store> = match before {
                 Some(before)
-                    if same_agent(&before.config.settings.upstream, &config.settings.upstream) =>
+                    if same_agent(&before.config.settings.upstream, &config.settings.upstream)
+                        && previous.is_some_and(|p| p.resolved.store == resolved.store) =>
                 {
                     Arc::clone(&before.store)
                 }
-                _ => Arc::new(MemoryStore::default()),
+                _ => match &resolved.store.url {
+                    Some(url) => Arc::new(
+                        RedisStore::new(
+                            url,
+                            &config.name,
+                            resolved.store.tasks_per_scope,
+                            resolved.store.ttl,
+                        )
+                        .map_err(BuildError::Store)?,
+                    ),
+                    None => Arc::new(MemoryStore::new(
+                        resolved.store.tasks_per_scope,
+                        resolved.store.ttl,
+                    )),
+                },
             };
             let port: Arc<dyn Upstream> = if config.headers.is_empty() {
                 Arc::clone(&upstream) as Arc<dyn Upstream>

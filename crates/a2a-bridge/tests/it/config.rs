@@ -165,6 +165,37 @@ fn resolve(text: &str) -> Result<a2a_bridge::config::Resolved, ConfigError> {
 }
 
 #[test]
+fn the_store_is_in_process_unless_a_redis_url_is_given_and_tls_to_redis_is_refused() {
+    let resolved = resolve("[upstream]\nurl = \"http://a\"\n").unwrap();
+    assert_eq!(resolved.store.url, None);
+    let resolved = resolve(
+        "[upstream]\nurl = \"http://a\"\n[store]\nurl = \"redis://r:6379/2\"\ntasks_per_scope = 5\nttl = \"1h\"\n",
+    )
+    .unwrap();
+    assert_eq!(resolved.store.url.as_deref(), Some("redis://r:6379/2"));
+    assert_eq!(resolved.store.tasks_per_scope, 5);
+    assert_eq!(resolved.store.ttl, std::time::Duration::from_hours(1));
+    let error =
+        resolve("[upstream]\nurl = \"http://a\"\n[store]\nurl = \"rediss://r\"\n").unwrap_err();
+    assert!(
+        error.to_string().contains("rediss://, is not built yet"),
+        "{error}"
+    );
+
+    let cli = Cli::try_parse_from([
+        "a2a-bridge",
+        "--upstream",
+        "http://a",
+        "--store",
+        "redis://r/",
+    ])
+    .unwrap();
+    let mut config = Config::default();
+    cli.apply(&mut config);
+    assert_eq!(config.store.url.as_deref(), Some("redis://r/"));
+}
+
+#[test]
 fn a_route_inherits_the_top_level_values_and_overrides_its_own() {
     let resolved = resolve(
         "public_url = \"https://gw.example/\"\n\

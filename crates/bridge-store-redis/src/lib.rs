@@ -1,0 +1,249 @@
+//! The Redis adapter of the store port (`bridge_app::store::Store`): what one bridge instance
+//! records, every instance on the same Redis reads, so several instances behind a load balancer
+//! behave as one bridge.
+//!
+//! # Keys
+//!
+//! Under a prefix per route (`a2a-bridge:<route>:`), per scope: `tasks:<scope>`, a hash from
+//! task id to the entry as JSON, and `order:<scope>`, a sorted set of task ids scored by when
+//! each was last recorded (milliseconds). Both expire together, `ttl` after the scope's last
+//! write; a scope past `per_scope` tasks drops its least recently recorded ones.
+//!
+//! # Atomicity
+//!
+//! A write is one Lua script: it reads the known entry, merges the new one into it as
+//! `bridge_app::store::merged` does (a non-empty conversation wins; an entry without a status
+//! time keeps the known time while the state is unchanged, else takes the time the bridge
+//! passes), writes both keys, evicts and sets the expiry, so two instances recording the same
+//! task at once cannot lose either's conversation or time.
+//!
+//! # When Redis is away
+//!
+//! The client reconnects on the next operation after a failure; until Redis answers, every
+//! operation is `StoreError::Unavailable` naming the Redis error, and calls that need no state
+//! do not wait for it.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use bridge_app::store::{Store, StoreError, TaskEntry, now_utc};
+use bridge_ir::TaskState;
+use futures_util::future::BoxFuture;
+use redis::aio::MultiplexedConnection;
+use serde_json::{Value, json};
+use tokio::sync::Mutex;
+
+/// How long one Redis operation may take before it counts as unavailable.
+const OPERATION_TIMEOUT: Duration = Duration::from_secs(2);
+
+const RECORD: &str = r"
+local known = redis.call('HGET', KEYS[1], ARGV[1])
+local entry = cjson.decode(ARGV[2])
+if known then
+  local k = cjson.decode(known)
+  if entry.context_id == '' then entry.context_id = k.context_id end
+  if entry.status_time == '' and k.state == entry.state then entry.status_time = k.status_time end
+end
+if entry.status_time == '' then entry.status_time = ARGV[3] end
+redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(entry))
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
+local over = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[5])
+if over > 0 then
+  local old = redis.call('ZRANGE', KEYS[2], 0, over - 1)
+  for _, id in ipairs(old) do
+    redis.call('HDEL', KEYS[1], id)
+    redis.call('ZREM', KEYS[2], id)
+  end
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[6])
+redis.call('PEXPIRE', KEYS[2], ARGV[6])
+return 1
+";
+
+/// A store on one Redis.
+pub struct RedisStore {
+    client: redis::Client,
+    connection: Mutex<Option<MultiplexedConnection>>,
+    prefix: String,
+    per_scope: usize,
+    ttl: Duration,
+    record: redis::Script,
+}
+
+impl std::fmt::Debug for RedisStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisStore")
+            .field("prefix", &self.prefix)
+            .field("per_scope", &self.per_scope)
+            .field("ttl", &self.ttl)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RedisStore {
+    /// A store on the Redis at `url` (`redis://host:port/db`), its keys under
+    /// `a2a-bridge:<route>:`. No connection is made until the first operation, so a bridge
+    /// starts while Redis is away.
+    ///
+    /// # Errors
+    ///
+    /// When `url` is not a Redis URL.
+    pub fn new(url: &str, route: &str, per_scope: usize, ttl: Duration) -> Result<Self, String> {
+        let client = redis::Client::open(url).map_err(|e| format!("{url}: {e}"))?;
+        Ok(Self {
+            client,
+            connection: Mutex::new(None),
+            prefix: format!("a2a-bridge:{route}:"),
+            per_scope: per_scope.max(1),
+            ttl,
+            record: redis::Script::new(RECORD),
+        })
+    }
+
+    /// A live connection: the one kept, else a new one.
+    async fn connection(&self) -> Result<MultiplexedConnection, StoreError> {
+        let mut kept = self.connection.lock().await;
+        if let Some(connection) = kept.as_ref() {
+            return Ok(connection.clone());
+        }
+        let connection = tokio::time::timeout(
+            OPERATION_TIMEOUT,
+            self.client.get_multiplexed_async_connection(),
+        )
+        .await
+        .map_err(|_| unavailable("connecting timed out"))?
+        .map_err(|e| unavailable(&e.to_string()))?;
+        *kept = Some(connection.clone());
+        Ok(connection)
+    }
+
+    /// Forgets the kept connection after a failure, so the next operation reconnects.
+    async fn failed(&self, error: &str) -> StoreError {
+        *self.connection.lock().await = None;
+        tracing::warn!(error, "the Redis store failed an operation");
+        unavailable(error)
+    }
+
+    fn keys(&self, scope: &str) -> (String, String) {
+        (
+            format!("{}tasks:{scope}", self.prefix),
+            format!("{}order:{scope}", self.prefix),
+        )
+    }
+
+    async fn record(&self, scope: &str, entry: TaskEntry) -> Result<(), StoreError> {
+        let mut connection = self.connection().await?;
+        let (tasks, order) = self.keys(scope);
+        let now_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis());
+        let mut invocation = self.record.key(tasks);
+        invocation
+            .key(order)
+            .arg(&entry.id)
+            .arg(encode(&entry).to_string())
+            .arg(now_utc())
+            .arg(u64::try_from(now_ms).unwrap_or(u64::MAX))
+            .arg(self.per_scope)
+            .arg(
+                u64::try_from(self.ttl.as_millis())
+                    .unwrap_or(u64::MAX)
+                    .max(1),
+            );
+        let done = tokio::time::timeout(
+            OPERATION_TIMEOUT,
+            invocation.invoke_async::<i64>(&mut connection),
+        )
+        .await;
+        match done {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(self.failed(&e.to_string()).await),
+            Err(_) => Err(self.failed("the operation timed out").await),
+        }
+    }
+
+    async fn list(&self, scope: &str) -> Result<Vec<TaskEntry>, StoreError> {
+        let mut connection = self.connection().await?;
+        let (tasks, _) = self.keys(scope);
+        let done = tokio::time::timeout(
+            OPERATION_TIMEOUT,
+            redis::cmd("HVALS")
+                .arg(tasks)
+                .query_async::<Vec<String>>(&mut connection),
+        )
+        .await;
+        let values = match done {
+            Ok(Ok(values)) => values,
+            Ok(Err(e)) => return Err(self.failed(&e.to_string()).await),
+            Err(_) => return Err(self.failed("the operation timed out").await),
+        };
+        Ok(values
+            .iter()
+            .filter_map(|text| serde_json::from_str::<Value>(text).ok())
+            .filter_map(|value| decode(&value))
+            .collect())
+    }
+}
+
+fn unavailable(why: &str) -> StoreError {
+    StoreError::Unavailable(format!("Redis: {why}"))
+}
+
+/// A state's name in the entry's JSON.
+fn state_name(state: TaskState) -> String {
+    format!("{state:?}")
+}
+
+fn encode(entry: &TaskEntry) -> Value {
+    json!({
+        "id": entry.id,
+        "context_id": entry.context_id,
+        "state": state_name(entry.state),
+        "status_time": entry.status_time,
+    })
+}
+
+fn decode(value: &Value) -> Option<TaskEntry> {
+    let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
+    let state = text("state")?;
+    Some(TaskEntry {
+        id: text("id")?,
+        context_id: text("context_id").unwrap_or_default(),
+        state: TaskState::ALL
+            .into_iter()
+            .find(|s| state_name(*s) == state)?,
+        status_time: text("status_time").unwrap_or_default(),
+    })
+}
+
+impl Store for RedisStore {
+    fn record_task(&self, scope: &str, entry: TaskEntry) -> BoxFuture<'_, Result<(), StoreError>> {
+        let scope = scope.to_owned();
+        Box::pin(async move { self.record(&scope, entry).await })
+    }
+
+    fn tasks(&self, scope: &str) -> BoxFuture<'_, Result<Vec<TaskEntry>, StoreError>> {
+        let scope = scope.to_owned();
+        Box::pin(async move { self.list(&scope).await })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![expect(clippy::unwrap_used, reason = "tests unwrap what they just built")]
+
+    use super::*;
+
+    #[test]
+    fn every_state_survives_the_entry_json() {
+        for state in TaskState::ALL {
+            let entry = TaskEntry {
+                id: "t".into(),
+                context_id: "c".into(),
+                state,
+                status_time: "2025-07-31T12:00:00Z".into(),
+            };
+            assert_eq!(decode(&encode(&entry)).unwrap(), entry);
+        }
+        assert!(decode(&json!({"id": "t", "state": "Nonsense"})).is_none());
+    }
+}
