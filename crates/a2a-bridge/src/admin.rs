@@ -8,9 +8,10 @@
 //!
 //! - `GET /metrics`: every metric in the Prometheus text format (see [`crate::metrics`]).
 //! - `GET /healthz`: 200 while the process serves.
-//! - `GET /readyz`: 200 once every route's upstream card was read at least once, else 503
-//!   naming the routes still waiting. Until its card is read a route can neither serve its card
-//!   nor validate a call, so a load balancer should not send it traffic yet.
+//! - `GET /readyz`: 200 once every route's upstream card was read at least once and every
+//!   route's store answers a probe, else 503 naming the routes and why. Until its card is read
+//!   a route can neither serve its card nor validate a call, and without its store it cannot
+//!   list tasks for a 0.3 agent, so a load balancer should not send it traffic.
 
 use std::sync::Arc;
 
@@ -36,7 +37,8 @@ impl Admin {
         Self { gateway, stats }
     }
 
-    fn answer(&self, request: &InboundRequest) -> http::Response<Bytes> {
+    /// `stores_down`: the routes whose store did not answer the probe just made.
+    fn answer(&self, request: &InboundRequest, stores_down: &[String]) -> http::Response<Bytes> {
         if request.method != Method::GET && request.method != Method::HEAD {
             return text(StatusCode::METHOD_NOT_ALLOWED, "GET only\n");
         }
@@ -57,15 +59,25 @@ impl Admin {
             "/healthz" => text(StatusCode::OK, "ok\n"),
             "/readyz" => {
                 let waiting = self.gateway.not_ready();
-                if waiting.is_empty() {
+                let mut why = Vec::new();
+                if !waiting.is_empty() {
+                    why.push(format!(
+                        "no agent card read yet for route(s) {}",
+                        waiting.join(", ")
+                    ));
+                }
+                if !stores_down.is_empty() {
+                    why.push(format!(
+                        "the store does not answer for route(s) {}",
+                        stores_down.join(", ")
+                    ));
+                }
+                if why.is_empty() {
                     text(StatusCode::OK, "ready\n")
                 } else {
                     text(
                         StatusCode::SERVICE_UNAVAILABLE,
-                        &format!(
-                            "not ready: no agent card read yet for route(s) {}\n",
-                            waiting.join(", ")
-                        ),
+                        &format!("not ready: {}\n", why.join("; ")),
                     )
                 }
             }
@@ -89,7 +101,18 @@ fn text(status: StatusCode, body: &str) -> http::Response<Bytes> {
 
 impl Handler for Admin {
     fn handle(&self, request: InboundRequest) -> BoxFuture<'static, InboundResponse> {
-        let response = self.answer(&request);
-        Box::pin(std::future::ready(InboundResponse::Full(response)))
+        let admin = Self {
+            gateway: Arc::clone(&self.gateway),
+            stats: Arc::clone(&self.stats),
+        };
+        Box::pin(async move {
+            // The stores are probed for the two endpoints that report on them.
+            let stores_down = if matches!(request.path.as_str(), "/readyz" | "/metrics") {
+                admin.gateway.stores_down().await
+            } else {
+                Vec::new()
+            };
+            InboundResponse::Full(admin.answer(&request, &stores_down))
+        })
     }
 }

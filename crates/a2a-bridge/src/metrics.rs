@@ -16,6 +16,7 @@
 //! | `a2a_bridge_open_streams` | route | streams open now |
 //! | `a2a_bridge_card_refreshes_total` | route, outcome | card fetches, `ok` or `error` |
 //! | `a2a_bridge_route_ready` | route | 1 once the route's card was read |
+//! | `a2a_bridge_store_up` | route | 1 while the route's store answers (probed at each `/readyz` and scrape) |
 //! | `a2a_bridge_config_reloads_total` | result | reloads, `ok` or `error` |
 //! | `a2a_bridge_config_last_reload_success` | | 1 when the last reload applied |
 //! | `a2a_bridge_config_last_reload_timestamp_seconds` | | when the last reload was tried |
@@ -96,6 +97,7 @@ pub struct Metrics {
     open_streams: Family<RouteLabels, Gauge>,
     card_refreshes: Family<OutcomeLabels, Counter>,
     route_ready: Family<RouteLabels, Gauge>,
+    store_up: Family<RouteLabels, Gauge>,
     reloads: Family<ResultLabels, Counter>,
     last_reload_success: Gauge,
     last_reload_time: Gauge<f64, AtomicU64>,
@@ -146,6 +148,12 @@ impl Metrics {
             "1 once the route's upstream card was read",
             route_ready.clone(),
         );
+        let store_up = Family::<RouteLabels, Gauge>::default();
+        registry.register(
+            "store_up",
+            "1 while the route's store answers (always, in process; Redis: its last probe)",
+            store_up.clone(),
+        );
         let reloads = Family::<ResultLabels, Counter>::default();
         registry.register(
             "config_reloads",
@@ -184,6 +192,7 @@ impl Metrics {
             open_streams,
             card_refreshes,
             route_ready,
+            store_up,
             reloads,
             last_reload_success,
             last_reload_time,
@@ -210,6 +219,15 @@ impl Metrics {
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap_or_default();
         self.last_reload_time.set(now.as_secs_f64());
+    }
+
+    /// Sets whether `route`'s card has been read.
+    pub fn store_up(&self, route: &str, up: bool) {
+        self.store_up
+            .get_or_create(&RouteLabels {
+                route: route.to_owned(),
+            })
+            .set(i64::from(up));
     }
 
     /// Sets whether `route`'s card has been read.

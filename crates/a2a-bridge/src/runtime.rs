@@ -182,6 +182,21 @@ impl Gateway {
         &self.metrics
     }
 
+    /// The names of the routes whose store does not answer now (each probed once).
+    pub async fn stores_down(&self) -> Vec<String> {
+        let table = self.current();
+        let mut down = Vec::new();
+        for route in table.routes() {
+            let up = route.bridge.store().probe().await.is_ok();
+            self.metrics.store_up(&route.name, up);
+            if !up {
+                down.push(route.name.clone());
+            }
+        }
+        down.sort();
+        down
+    }
+
     /// The names of the routes whose card has not been read yet.
     #[must_use]
     pub fn not_ready(&self) -> Vec<String> {

@@ -193,6 +193,12 @@ impl Bridge {
         self
     }
 
+    /// Where this bridge keeps what it remembers.
+    #[must_use]
+    pub fn store(&self) -> &Arc<dyn crate::store::Store> {
+        &self.store
+    }
+
     /// How many streams are open now.
     #[must_use]
     pub fn open_streams(&self) -> usize {

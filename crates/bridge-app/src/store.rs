@@ -55,6 +55,12 @@ pub trait Store: Send + Sync + std::fmt::Debug {
 
     /// Every entry of `scope`, in no particular order.
     fn tasks(&self, scope: &str) -> BoxFuture<'_, Result<Vec<TaskEntry>, StoreError>>;
+
+    /// Whether the store answers now (`/readyz`, `a2a_bridge_store_up`); an in-process store
+    /// always does.
+    fn probe(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(std::future::ready(Ok(())))
+    }
 }
 
 /// The tasks of one scope: by id (the entry, when and in which order it was last recorded),

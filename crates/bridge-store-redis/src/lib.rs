@@ -215,7 +215,27 @@ fn decode(value: &Value) -> Option<TaskEntry> {
     })
 }
 
+impl RedisStore {
+    async fn ping(&self) -> Result<(), StoreError> {
+        let mut connection = self.connection().await?;
+        let done = tokio::time::timeout(
+            OPERATION_TIMEOUT,
+            redis::cmd("PING").query_async::<String>(&mut connection),
+        )
+        .await;
+        match done {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(self.failed(&e.to_string()).await),
+            Err(_) => Err(self.failed("the operation timed out").await),
+        }
+    }
+}
+
 impl Store for RedisStore {
+    fn probe(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(self.ping())
+    }
+
     fn record_task(&self, scope: &str, entry: TaskEntry) -> BoxFuture<'_, Result<(), StoreError>> {
         let scope = scope.to_owned();
         Box::pin(async move { self.record(&scope, entry).await })

@@ -170,8 +170,12 @@ async fn two_instances_on_one_redis_list_each_others_tasks_and_survive_redis_goi
     let three = instance(&agent, &redis.url());
     assert_eq!(ids(rpc(&three, &[V1], &list()).await.body()), ["t-alpha"]);
 
+    assert!(one.store().probe().await.is_ok());
+
     // Redis away: a send still works; ListTasks, which needs the index, says why it cannot.
     let port = redis.stop();
+    let down = one.store().probe().await.unwrap_err();
+    assert!(down.to_string().contains("Redis"), "{down}");
     let sent = rpc(&one, &[V1], &send("beta")).await;
     assert_eq!(
         sent.body()["result"]["task"]["id"],
@@ -193,6 +197,7 @@ async fn two_instances_on_one_redis_list_each_others_tasks_and_survive_redis_goi
 
     // Redis back (empty: no persistence): the instances reconnect by themselves.
     let _redis = Redis::start_on(port);
+    assert!(two.store().probe().await.is_ok(), "the probe reconnects");
     rpc(&one, &[V1], &send("gamma")).await;
     assert_eq!(ids(rpc(&two, &[V1], &list()).await.body()), ["t-gamma"]);
 }

@@ -439,3 +439,87 @@ async fn readiness_turns_true_only_after_every_card_is_read() {
         "{metrics}"
     );
 }
+
+/// A `redis-server` on `port` (or a free one), without persistence.
+fn redis_server(port: Option<u16>) -> (std::process::Child, u16) {
+    let port = port.unwrap_or_else(|| {
+        std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port()
+    });
+    let mut child = std::process::Command::new("redis-server")
+        .args([
+            "--port",
+            &port.to_string(),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| {
+            panic!("redis-server must be installed (scripts/test installs it): {e}")
+        });
+    for _ in 0..200 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return (child, port);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("redis-server did not start on {port}");
+}
+
+#[tokio::test]
+async fn readyz_and_a_metric_say_when_the_redis_store_is_down_and_recover_with_it() {
+    let (mut redis, port) = redis_server(None);
+    let agent = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let (_demo, _task) = a2a_bridge::demo::spawn(agent, std::future::pending())
+        .await
+        .unwrap();
+    let running = start(&format!(
+        "listen = \"{{listen}}\"\n[upstream]\nurl = \"http://{agent}\"\n\
+         [store]\nurl = \"redis://127.0.0.1:{port}/\"\n"
+    ))
+    .await;
+    let readyz = format!("http://{}/readyz", running.admin);
+    let metrics = format!("http://{}/metrics", running.admin);
+    let mut last = (0, String::new());
+    for _ in 0..60 {
+        last = get(readyz.clone()).await;
+        if last.0 == 200 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(last.0, 200, "{}", last.1);
+    let up = |text: &str| sample(text, "a2a_bridge_store_up", &["route=\"default\""]);
+    assert_eq!(up(&get(metrics.clone()).await.1), Some(1.0));
+
+    let _ = redis.kill();
+    let _ = redis.wait();
+    let (status, body) = get(readyz.clone()).await;
+    assert_eq!(status, 503, "{body}");
+    assert!(
+        body.contains("the store does not answer for route(s) default"),
+        "{body}"
+    );
+    assert_eq!(up(&get(metrics.clone()).await.1), Some(0.0));
+
+    let (mut redis, _) = redis_server(Some(port));
+    let (status, body) = get(readyz.clone()).await;
+    assert_eq!(status, 200, "recovers by itself: {body}");
+    assert_eq!(up(&get(metrics).await.1), Some(1.0));
+    let _ = redis.kill();
+    let _ = redis.wait();
+}
