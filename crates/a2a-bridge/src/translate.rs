@@ -138,144 +138,11 @@ pub fn translate(
     to: Revision,
     method: Option<&str>,
 ) -> Result<Translation, TranslateError> {
-    let document: Value =
-        serde_json::from_slice(input).map_err(|e| TranslateError::NotJson(e.to_string()))?;
-    let Value::Object(object) = &document else {
-        return Err(TranslateError::NotJson("it is not an object".to_owned()));
+    let options = Options {
+        method: method.map(str::to_owned),
+        ..Options::default()
     };
-    let codecs = codecs();
-    let method = method.map(parse_method).transpose()?;
-    if let Some(Value::String(name)) = object.get("method") {
-        return request(&codecs, object, name, to);
-    }
-    let id = object.get("id").cloned().unwrap_or(Value::Null);
-    if let Some(error) = object.get("error") {
-        let from = marked(error).unwrap_or_else(|| other(to));
-        let decoded = codecs
-            .of(from)
-            .decode_error(&bytes(error))
-            .map_err(|e| decode(from, Kind::Error, e.message))?;
-        let encoded = codecs.of(to).encode_error(decoded);
-        return finish(
-            Kind::Error,
-            from,
-            to,
-            id,
-            "error",
-            &encoded.value,
-            encoded.losses,
-        );
-    }
-    if let Some(result) = object.get("result") {
-        return result_document(&codecs, result, id, to, method);
-    }
-    card(&codecs, &document, to)
-}
-
-fn result_document(
-    codecs: &Codecs,
-    result: &Value,
-    id: Value,
-    to: Revision,
-    method: Option<Method>,
-) -> Result<Translation, TranslateError> {
-    let from = marked(result).unwrap_or_else(|| other(to));
-    let is_event = match method {
-        Some(method) => method.is_streaming(),
-        None if is_update_event(result) => true,
-        None => {
-            return Err(TranslateError::NeedsMethod {
-                revision: from,
-                example: match from {
-                    Revision::V0_3 => "tasks/get",
-                    Revision::V1_0 => "GetTask",
-                },
-            });
-        }
-    };
-    let raw = bytes(result);
-    if is_event {
-        let event = codecs
-            .of(from)
-            .decode_event(&raw)
-            .map_err(|e| decode(from, Kind::Event, e.message))?;
-        let encoded = codecs.of(to).encode_event(event);
-        return finish(
-            Kind::Event,
-            from,
-            to,
-            id,
-            "result",
-            &encoded.value,
-            encoded.losses,
-        );
-    }
-    let Some(method) = method else {
-        return Err(TranslateError::NeedsMethod {
-            revision: from,
-            example: "tasks/get",
-        });
-    };
-    let reply = codecs
-        .of(from)
-        .decode_result(method, &raw)
-        .map_err(|e| decode(from, Kind::Response, e.message))?;
-    let encoded = codecs
-        .of(to)
-        .encode_result(method, reply)
-        .map_err(|e| encode(to, &e))?;
-    finish(
-        Kind::Response,
-        from,
-        to,
-        id,
-        "result",
-        &encoded.value,
-        encoded.losses,
-    )
-}
-
-fn request(
-    codecs: &Codecs,
-    object: &Map<String, Value>,
-    name: &str,
-    to: Revision,
-) -> Result<Translation, TranslateError> {
-    let (from, method) = Revision::ALL
-        .into_iter()
-        .find_map(|r| codecs.of(r).method_from_name(name).map(|m| (r, m)))
-        .ok_or_else(|| TranslateError::UnknownRequestMethod(name.to_owned()))?;
-    let params = object.get("params").filter(|p| !p.is_null()).map(bytes);
-    let call = codecs
-        .of(from)
-        .decode_params(method, params.as_deref())
-        .map_err(|e| decode(from, Kind::Request, e.message))?;
-    let target = codecs.of(to);
-    let encoded = target.encode_params(call).map_err(|e| encode(to, &e))?;
-    let target_name = target
-        .method_name(method)
-        .ok_or_else(|| TranslateError::Encode {
-            revision: to,
-            message: format!("A2A {to} has no {} method", method.label()),
-        })?;
-    let mut out = Map::new();
-    out.insert("jsonrpc".into(), Value::String("2.0".into()));
-    out.insert(
-        "id".into(),
-        object.get("id").cloned().unwrap_or(Value::Null),
-    );
-    out.insert("method".into(), Value::String(target_name.into()));
-    let fragment = encoded.value.trim_ascii();
-    if !fragment.is_empty() && fragment != b"null" {
-        out.insert("params".into(), parse(to, fragment)?);
-    }
-    Ok(Translation {
-        kind: Kind::Request,
-        from,
-        to,
-        document: Value::Object(out),
-        losses: encoded.losses,
-    })
+    translate_with(input, to, &options)
 }
 
 fn card(codecs: &Codecs, document: &Value, to: Revision) -> Result<Translation, TranslateError> {
@@ -305,28 +172,6 @@ fn card(codecs: &Codecs, document: &Value, to: Revision) -> Result<Translation, 
         from,
         to,
         document: parse(to, &encoded.value)?,
-        losses,
-    })
-}
-
-fn finish(
-    kind: Kind,
-    from: Revision,
-    to: Revision,
-    id: Value,
-    member: &str,
-    fragment: &[u8],
-    losses: Vec<Loss>,
-) -> Result<Translation, TranslateError> {
-    let mut out = Map::new();
-    out.insert("jsonrpc".into(), Value::String("2.0".into()));
-    out.insert("id".into(), id);
-    out.insert(member.into(), parse(to, fragment)?);
-    Ok(Translation {
-        kind,
-        from,
-        to,
-        document: Value::Object(out),
         losses,
     })
 }
@@ -529,12 +374,6 @@ pub fn translate_with(
     to: Revision,
     options: &Options,
 ) -> Result<Translation, TranslateError> {
-    if options.binding == Binding::JsonRpc
-        && options.to_binding == Binding::JsonRpc
-        && options.from.is_none()
-    {
-        return translate(input, to, options.method.as_deref());
-    }
     let document: Value =
         serde_json::from_slice(input).map_err(|e| TranslateError::NotJson(e.to_string()))?;
     let Value::Object(object) = &document else {
