@@ -661,16 +661,9 @@ async fn list_tasks(
     let page = crate::list::page(params, entries)?;
     let mut tasks = Vec::with_capacity(page.entries.len());
     for entry in &page.entries {
-        let call = Call::GetTask(GetTaskParams {
-            id: entry.id.clone(),
-            history_length: params.history_length.filter(|&n| n > 0),
-            metadata: None,
-            tenant: None,
-        });
-        let mut lookup = context.clone();
-        lookup.method = Method::GetTask;
-        match forward(bridge, &lookup, call).await.0 {
-            Ok(Reply::Task(task)) => {
+        let history_length = params.history_length.filter(|&n| n > 0);
+        match read_task(bridge, context, &entry.id, history_length).await {
+            Ok(task) => {
                 index_task(bridge, context, &task).await;
                 tasks.push(crate::list::shaped(task, params));
             }
@@ -687,12 +680,6 @@ async fn list_tasks(
                 history: None,
                 metadata: None,
             }),
-            Ok(other) => {
-                return Err(RpcError::new(
-                    ErrorCode::InvalidAgentResponse,
-                    format!("the upstream answered tasks/get with {other:?} instead of a task"),
-                ));
-            }
             Err(error) => return Err(error),
         }
     }
@@ -779,9 +766,19 @@ async fn current_task(
     context: &Context,
     task_id: &str,
 ) -> Result<Task, RpcError> {
+    read_task(bridge, context, task_id, None).await
+}
+
+/// Reads a task from the upstream, with at most `history_length` messages of history.
+async fn read_task(
+    bridge: &Arc<Bridge>,
+    context: &Context,
+    task_id: &str,
+    history_length: Option<i32>,
+) -> Result<Task, RpcError> {
     let call = Call::GetTask(GetTaskParams {
         id: task_id.to_owned(),
-        history_length: None,
+        history_length,
         metadata: None,
         tenant: None,
     });
