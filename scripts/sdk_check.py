@@ -498,35 +498,47 @@ def rest_main(base: Path) -> int:
     reasons = {(s["method"], s["case"]): s["reason"] for s in manifest["skipped"] if s["revision"] == REV}
     unsupported = {m: r for (m, _), r in sorted(reasons.items(), reverse=True) if m not in sdk.CLIENT}
     files = sorted(base.glob("*/*.json"))
-    passed, failures, skipped = 0, [], []
+    skipped, checkable = [], []
     for path in files:
-        rel = path.relative_to(base)
         case = path.name.split(".", 1)[0]  # <case>[.roundtrip|.binding].json
         if path.parent.name in unsupported:
-            skipped.append((rel, reasons.get((path.parent.name, case), unsupported[path.parent.name])))
-            continue
+            reason = reasons.get((path.parent.name, case), unsupported[path.parent.name])
+            skipped.append((path.relative_to(base), reason))
+        else:
+            checkable.append(path)
+    for rel, reason in skipped:
+        print(f"SKIP rest/{REV}/{rel}: the SDK cannot check it: {reason}")
+
+    def one(path: Path, doc: Any) -> list[str]:
+        problems = check_rest(rr, sdk, cases, kinds, path.parent.name, path.name.split(".", 1)[0], doc)
+        return [p for p in problems if not sdk_drops(p)]
+
+    return run(base, checkable, one, f"rest/{REV}", found=bool(files))
+
+
+def run(base: Path, files: list[Path], check: Any, label: str, found: bool | None = None) -> int:
+    """Checks each file with ``check(path, document)``, prints a line per failure and the tally,
+    and answers the exit status: non-zero on a failure or when there was nothing to check."""
+    passed, failures = 0, []
+    for path in files:
         try:
-            doc = json.loads(path.read_text())
-            problems = check_rest(rr, sdk, cases, kinds, path.parent.name, case, doc)
+            problems = check(path, json.loads(path.read_text()))
         except Rejected as e:
             problems = [f"rejected: {e}"]
         except json.JSONDecodeError as e:
             problems = [f"not JSON: {e}"]
-        problems = [p for p in problems if not sdk_drops(p)]
         if problems:
-            failures.append((rel, problems))
+            failures.append((path.relative_to(base), problems))
         else:
             passed += 1
-    for rel, reason in skipped:
-        print(f"SKIP rest/{REV}/{rel}: the SDK cannot check it: {reason}")
     for rel, problems in failures:
         for problem in problems:
-            print(f"FAIL rest/{REV}/{rel}: {problem}")
-    if not files:
+            print(f"FAIL {label}/{rel}: {problem}")
+    found = bool(files) if found is None else found
+    if not found:
         print(f"sdk-check: no files under {base} (run cargo test -p bridge-golden first)")
     print(f"sdk-check: {passed} passed, {len(failures)} failed")
-    return 1 if failures or not files else 0
-
+    return 1 if failures or not found else 0
 
 def main() -> int:
     args = [a for a in sys.argv[1:] if a != "--rest"]
@@ -538,31 +550,8 @@ def main() -> int:
         base = ROOT / "target" / "sdk-check" / ("rest" if rest else "") / REV
     if rest:
         return rest_main(base)
-    files = sorted(base.glob("*/*.json"))
     check = check_03 if REV == "0.3" else check_10
-    passed, failures = 0, []
-    for path in files:
-        rel = path.relative_to(base)
-        try:
-            doc = json.loads(path.read_text())
-            problems = check(path.parent.name, doc)
-        except Rejected as e:
-            problems = [f"rejected: {e}"]
-        except json.JSONDecodeError as e:
-            problems = [f"not JSON: {e}"]
-        problems = [p for p in problems if not sdk_drops(p)]
-        if problems:
-            failures.append((rel, problems))
-        else:
-            passed += 1
-    for rel, problems in failures:
-        for problem in problems:
-            print(f"FAIL {REV}/{rel}: {problem}")
-    if not files:
-        print(f"sdk-check: no files under {base} (run cargo test -p bridge-golden first)")
-    print(f"sdk-check: {passed} passed, {len(failures)} failed")
-    return 1 if failures or not files else 0
-
+    return run(base, sorted(base.glob("*/*.json")), lambda path, doc: check(path.parent.name, doc), REV)
 
 if __name__ == "__main__":
     sys.exit(main())
