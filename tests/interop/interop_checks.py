@@ -495,3 +495,11 @@ def check(obs, scenario: str) -> None:
     observed = obs.scenario(scenario)
     check_wire(obs, scenario, observed)
     CHECKS[scenario](obs, observed)
+
+
+def check_through_bridge(obs, scenario: str) -> None:
+    """`check`, with the tail of the bridge's output added to a failure."""
+    try:
+        check(obs, scenario)
+    except AssertionError as failure:
+        raise AssertionError(f'{failure}\n--- bridge output (tail) ---\n{obs.logs}') from None

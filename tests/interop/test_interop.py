@@ -28,10 +28,7 @@ def pair(request: pytest.FixtureRequest) -> tuple[str, str]:
 def through_bridge(observe, pair: tuple[str, str], scenario: str) -> None:
     client, agent = pair
     obs = observe(client, agent, 'bridge')
-    try:
-        checks.check(obs, scenario)
-    except AssertionError as failure:
-        raise AssertionError(f'{failure}\n--- bridge output (tail) ---\n{obs.logs}') from None
+    checks.check_through_bridge(obs, scenario)
 
 
 def test_the_agent_card_is_discovered_through_the_bridge_in_the_clients_revision(observe, pair):

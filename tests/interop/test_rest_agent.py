@@ -35,10 +35,7 @@ def skipped(agent: str) -> set[str]:
 @pytest.mark.parametrize(('client', 'agent', 'scenario'), list(cases()))
 def test_a_json_rpc_client_reaches_a_rest_agent_through_the_bridge(observe, client, agent, scenario):
     obs = observe(client, agent, 'bridge')
-    try:
-        checks.check(obs, scenario)
-    except AssertionError as failure:
-        raise AssertionError(f'{failure}\n--- bridge output (tail) ---\n{obs.logs}') from None
+    checks.check_through_bridge(obs, scenario)
 
 
 @pytest.mark.parametrize('agent', AGENTS)
