@@ -201,3 +201,19 @@ async fn a_last_payload_that_is_not_json_is_named_and_one_followed_by_members_is
         got.body()
     );
 }
+
+// The HTTP+JSON rows (`bridge-faults` `rest.rs`) found an empty document read as an empty task;
+// the check is the application's, so it holds over JSON-RPC too.
+#[tokio::test]
+async fn a_json_rpc_answer_naming_no_task_is_an_invalid_agent_response() {
+    let agent = upstream(super::card_v10(), |_, body| ok(&body["id"], json!({})));
+    let b = bridge(agent, |_| {});
+    let got = rpc(&b, &[V1], &get_v10()).await;
+    let error = &got.body()["error"];
+    assert_eq!(error["code"], -32006, "{}", got.body());
+    assert_eq!(
+        error["message"],
+        "the upstream answer to get_task is a task without an `id`"
+    );
+    assert_eq!(got.body()["id"], 11);
+}
