@@ -6,10 +6,13 @@ Every peer is a subprocess on loopback, started once per session and killed at t
   `.venv/a2a-1.0`), each binding `127.0.0.1:0` itself and printing `READY <url>`;
 - one bridge per agent (`$A2A_BRIDGE_BIN`, default `target/debug/a2a-bridge`), started as
   `a2a-bridge --listen 127.0.0.1:PORT --upstream http://127.0.0.1:AGENTPORT` and ready once
-  `GET /.well-known/agent-card.json` answers 200;
+  `GET /.well-known/agent-card.json` answers 200, webhooks on loopback allowed;
 - one client run per (client revision, agent revision, route): the client performs every
   scenario in one process and prints one JSON document, which the tests then read scenario by
   scenario (`observe`).
+
+Push tests add a webhook receiver (`webhook.py`) and, for shared state, a real `redis-server`
+(`redis_url`).
 
 Bridge tests are skipped only when the bridge binary file does not exist; a binary that exists
 but does not start is an error. Every wait is bounded.
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -30,6 +34,7 @@ from typing import Any
 
 import httpx
 import pytest
+from webhook import Webhook
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -128,14 +133,27 @@ def start_agent(key: str, logs: Path) -> Peer:
 
 
 def start_bridge(
-    binary: Path, upstream: Peer, logs: Path, extra: tuple[str, ...] = (), label: str = ''
+    binary: Path,
+    upstream: Peer,
+    logs: Path,
+    extra: tuple[str, ...] = (),
+    label: str = '',
+    port: int | None = None,
 ) -> Peer:
-    """A bridge in front of `upstream`; `extra` are further command-line arguments (a
-    `--config FILE` among them replaces `--upstream`: the file then names the agent)."""
-    port = free_port()
+    """A bridge in front of `upstream` on `port` (a free one by default); `extra` are further
+    command-line arguments. A `--config FILE` among them replaces `--upstream` (the file then
+    names the agent) and the loopback allowance below (the file says what push may reach).
+
+    Every webhook in this suite listens on loopback, which the bridge's webhook guard refuses
+    unless allowed: the bridges here allow 127.0.0.0/8."""
+    port = port or free_port()
     agent_port = upstream.url.rstrip('/').rsplit(':', 1)[1]
     name = f'bridge-to-{upstream.name}{label}'
-    target = [] if '--config' in extra else ['--upstream', f'http://127.0.0.1:{agent_port}']
+    target = (
+        []
+        if '--config' in extra
+        else ['--upstream', f'http://127.0.0.1:{agent_port}', '--push-allow-network', '127.0.0.0/8']
+    )
     argv = [str(binary), '--listen', f'127.0.0.1:{port}', *target, *extra]
     process, stdout, stderr = spawn(name, argv, logs)
     peer = Peer(name, process, f'http://127.0.0.1:{port}', stdout, stderr)
@@ -198,8 +216,15 @@ def bridges(agents: dict[str, Peer], logs: Path) -> Iterator[dict[str, Peer]]:
 
 
 def run_client(
-    revision: str, base: str, scenarios: list[str], logs: Path, binding: str = 'jsonrpc'
+    revision: str,
+    base: str,
+    scenarios: list[str],
+    logs: Path,
+    binding: str = 'jsonrpc',
+    env: dict[str, str] | None = None,
 ) -> dict[str, Any]:
+    """Runs the `revision` client's `scenarios` against `base`, with `env` added to its
+    environment, and returns the document it prints."""
     argv = [str(PYTHON[revision]), str(CLIENT_SCRIPT[revision]), '--base', base, *scenarios]
     if binding != 'jsonrpc':
         argv[2:2] = ['--binding', binding]
@@ -208,6 +233,7 @@ def run_client(
             argv,
             stdin=subprocess.DEVNULL,
             capture_output=True,
+            env={**os.environ, **(env or {})},
             timeout=CLIENT_TIMEOUT,
             cwd=ROOT,
             check=False,
@@ -285,6 +311,49 @@ def observe(
         return cache[key]
 
     return get
+
+
+@pytest.fixture(scope='session')
+def webhook() -> Iterator[Webhook]:
+    """One webhook receiver for the session; each test uses paths of its own."""
+    hook = Webhook()
+    yield hook
+    hook.close()
+
+
+@pytest.fixture(scope='session')
+def redis_url(logs: Path) -> Iterator[Callable[[], str]]:
+    """`redis_url()` starts (once) a real `redis-server` on loopback, without persistence, and
+    returns its URL. `scripts/test` installs redis-server when it is missing."""
+    server = shutil.which('redis-server')
+    started: list[subprocess.Popen[bytes]] = []
+    url: list[str] = []
+
+    def get() -> str:
+        if url:
+            return url[0]
+        assert server, 'redis-server must be installed (scripts/test installs it)'
+        port = free_port()
+        process, _, _ = spawn(
+            'redis',
+            [server, '--port', str(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+            logs,
+        )
+        started.append(process)
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            try:
+                socket.create_connection(('127.0.0.1', port), timeout=0.2).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, 'redis-server did not start'
+                time.sleep(0.05)
+        url.append(f'redis://127.0.0.1:{port}/')
+        return url[0]
+
+    yield get
+    for process in started:
+        stop(process)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

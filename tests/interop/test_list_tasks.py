@@ -50,50 +50,17 @@ def test_each_credential_lists_only_the_tasks_it_made(agents, bridge_with, tmp_p
         assert bad['error']['code'] == -32602 and 'pageToken' in bad['error']['message'], bad
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
-
-
-def test_two_bridge_instances_on_one_redis_list_each_others_tasks(bridge_with):
-    import shutil
-    import subprocess
-    import time
-
-    server = shutil.which('redis-server')
-    assert server, 'redis-server must be installed (scripts/test installs it)'
-    port = free_port()
-    redis = subprocess.Popen(
-        [server, '--port', str(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                import socket
-
-                socket.create_connection(('127.0.0.1', port), timeout=0.2).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, 'redis-server did not start'
-                time.sleep(0.05)
-        store = f'redis://127.0.0.1:{port}/'
-        one = bridge_with('0.3', '--store', store, '--public-url', 'http://one.example')
-        two = bridge_with('0.3', '--store', store, '--public-url', 'http://two.example')
-        context = f'shared-{uuid.uuid4().hex[:8]}'
-        message = {'messageId': str(uuid.uuid4()), 'role': 'ROLE_USER', 'contextId': context,
-                   'parts': [{'text': 'echo shared'}]}
-        headers = {'Content-Type': 'application/json', 'A2A-Version': '1.0'}
-        with httpx.Client(timeout=TIMEOUT) as http:
-            body = json.dumps({'jsonrpc': '2.0', 'id': 1, 'method': 'SendMessage', 'params': {'message': message}})
-            task_id = http.post(one.url, content=body, headers=headers).json()['result']['task']['id']
-            body = json.dumps({'jsonrpc': '2.0', 'id': 2, 'method': 'ListTasks', 'params': {'contextId': context}})
-            listed = http.post(two.url, content=body, headers=headers).json()
-        assert [t['id'] for t in listed['result']['tasks']] == [task_id], listed
-    finally:
-        redis.kill()
-        redis.wait()
+def test_two_bridge_instances_on_one_redis_list_each_others_tasks(bridge_with, redis_url):
+    store = redis_url()
+    one = bridge_with('0.3', '--store', store, '--public-url', 'http://one.example')
+    two = bridge_with('0.3', '--store', store, '--public-url', 'http://two.example')
+    context = f'shared-{uuid.uuid4().hex[:8]}'
+    message = {'messageId': str(uuid.uuid4()), 'role': 'ROLE_USER', 'contextId': context,
+               'parts': [{'text': 'echo shared'}]}
+    headers = {'Content-Type': 'application/json', 'A2A-Version': '1.0'}
+    with httpx.Client(timeout=TIMEOUT) as http:
+        body = json.dumps({'jsonrpc': '2.0', 'id': 1, 'method': 'SendMessage', 'params': {'message': message}})
+        task_id = http.post(one.url, content=body, headers=headers).json()['result']['task']['id']
+        body = json.dumps({'jsonrpc': '2.0', 'id': 2, 'method': 'ListTasks', 'params': {'contextId': context}})
+        listed = http.post(two.url, content=body, headers=headers).json()
+    assert [t['id'] for t in listed['result']['tasks']] == [task_id], listed

@@ -56,6 +56,11 @@ pub struct Cli {
     #[arg(long, value_name = "URL")]
     pub store: Option<String>,
 
+    /// A network (CIDR) push webhooks may be in although the guard refuses its range, such as
+    /// 127.0.0.0/8 for webhooks on this machine; repeatable (adds to `push.allow_networks`).
+    #[arg(long = "push-allow-network", value_name = "CIDR", value_parser = crate::config::network)]
+    pub push_allow_networks: Vec<ipnet::IpNet>,
+
     /// How log lines are written.
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
@@ -253,5 +258,9 @@ impl Cli {
         if let Some(store) = &self.store {
             config.store.url = Some(store.clone());
         }
+        config
+            .push
+            .allow_networks
+            .extend(self.push_allow_networks.iter().copied());
     }
 }

@@ -26,6 +26,7 @@ use bridge_app::settings::{
 use bridge_ir::{Binding, Revision};
 use bridge_server::{ServerConfig, TlsFiles};
 use bridge_upstream::ClientSettings;
+use bridge_upstream::push::PushSettings;
 use http::{HeaderMap, HeaderName, HeaderValue};
 use serde::{Deserialize, Deserializer};
 
@@ -78,9 +79,78 @@ pub struct Config {
     /// The bindings served to callers.
     #[serde(default)]
     pub serve: ServeSection,
-    /// Where the bridge keeps what it remembers (the task index).
+    /// Where the bridge keeps what it remembers (the task index, push registrations).
     #[serde(default)]
     pub store: StoreSection,
+    /// How push notifications are delivered to subscribers.
+    #[serde(default)]
+    pub push: PushSection,
+}
+
+/// `[push]`: deliveries to subscribers' webhooks.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PushSection {
+    /// Networks (CIDR) a webhook may be in although the guard refuses their range.
+    #[serde(deserialize_with = "networks")]
+    pub allow_networks: Vec<ipnet::IpNet>,
+    /// Attempts per delivery, the first included.
+    pub attempts: u32,
+    /// The pause before the first retry; it doubles with each one.
+    #[serde(deserialize_with = "duration")]
+    pub backoff: Duration,
+    /// Deliveries waiting per target at most.
+    pub queue: usize,
+    /// The deadline of one attempt.
+    #[serde(deserialize_with = "duration")]
+    pub timeout: Duration,
+}
+
+impl Default for PushSection {
+    fn default() -> Self {
+        let d = PushSettings::default();
+        Self {
+            allow_networks: d.allow_networks,
+            attempts: d.attempts,
+            backoff: d.backoff,
+            queue: d.queue,
+            timeout: d.timeout,
+        }
+    }
+}
+
+impl PushSection {
+    /// The adapter's settings.
+    #[must_use]
+    pub fn settings(&self) -> PushSettings {
+        PushSettings {
+            allow_networks: self.allow_networks.clone(),
+            attempts: self.attempts.max(1),
+            backoff: self.backoff,
+            queue: self.queue.max(1),
+            timeout: self.timeout,
+        }
+    }
+}
+
+/// Parses one network: `10.0.0.0/8`, `::1/128`, or an address alone (a network of one).
+///
+/// # Errors
+///
+/// What is wrong with `text`.
+pub fn network(text: &str) -> Result<ipnet::IpNet, String> {
+    text.parse::<ipnet::IpNet>()
+        .or_else(|_| text.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+        .map_err(|_| {
+            format!("{text:?} is no network (expected CIDR such as 10.0.0.0/8 or fd00::/8)")
+        })
+}
+
+fn networks<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<ipnet::IpNet>, D::Error> {
+    Vec::<String>::deserialize(deserializer)?
+        .iter()
+        .map(|text| network(text).map_err(serde::de::Error::custom))
+        .collect()
 }
 
 /// `[store]`: the in-process store by default, or a Redis every instance shares.
@@ -185,6 +255,7 @@ impl Default for Config {
             card: CardSection::default(),
             serve: ServeSection::default(),
             store: StoreSection::default(),
+            push: PushSection::default(),
         }
     }
 }
@@ -690,6 +761,7 @@ impl Config {
                 private_key: tls.private_key.clone(),
             }),
             store: self.store.clone(),
+            push: self.push.settings(),
         })
     }
 
@@ -932,6 +1004,8 @@ pub struct Resolved {
     pub tls: Option<TlsFiles>,
     /// Where the bridge keeps what it remembers.
     pub store: StoreSection,
+    /// How push notifications are delivered.
+    pub push: PushSettings,
 }
 
 impl Resolved {

@@ -17,6 +17,8 @@
 //! | `a2a_bridge_card_refreshes_total` | route, outcome | card fetches, `ok` or `error` |
 //! | `a2a_bridge_route_ready` | route | 1 once the route's card was read |
 //! | `a2a_bridge_store_up` | route | 1 while the route's store answers (probed at each `/readyz` and scrape) |
+//! | `a2a_bridge_push_received_total` | route, outcome | deliveries from the agent to the bridge's webhooks: `queued`, `unknown_secret` (404), `bad_token` (401), `bad_body` (400), `unavailable` (503) |
+//! | `a2a_bridge_push_deliveries_total` | route, outcome | attempts to deliver to subscribers: `delivered`, `retried`, `failed` (given up), `rejected` (3xx/4xx), `refused` (guarded address) |
 //! | `a2a_bridge_config_reloads_total` | result | reloads, `ok` or `error` |
 //! | `a2a_bridge_config_last_reload_success` | | 1 when the last reload applied |
 //! | `a2a_bridge_config_last_reload_timestamp_seconds` | | when the last reload was tried |
@@ -98,6 +100,8 @@ pub struct Metrics {
     card_refreshes: Family<OutcomeLabels, Counter>,
     route_ready: Family<RouteLabels, Gauge>,
     store_up: Family<RouteLabels, Gauge>,
+    push_received: Family<OutcomeLabels, Counter>,
+    push_deliveries: Family<OutcomeLabels, Counter>,
     reloads: Family<ResultLabels, Counter>,
     last_reload_success: Gauge,
     last_reload_time: Gauge<f64, AtomicU64>,
@@ -154,6 +158,18 @@ impl Metrics {
             "1 while the route's store answers (always, in process; Redis: its last probe)",
             store_up.clone(),
         );
+        let push_received = Family::<OutcomeLabels, Counter>::default();
+        registry.register(
+            "push_received",
+            "Push deliveries from the agent to the bridge's webhooks, by route and outcome",
+            push_received.clone(),
+        );
+        let push_deliveries = Family::<OutcomeLabels, Counter>::default();
+        registry.register(
+            "push_deliveries",
+            "Attempts to deliver push notifications to subscribers, by route and outcome",
+            push_deliveries.clone(),
+        );
         let reloads = Family::<ResultLabels, Counter>::default();
         registry.register(
             "config_reloads",
@@ -193,6 +209,8 @@ impl Metrics {
             card_refreshes,
             route_ready,
             store_up,
+            push_received,
+            push_deliveries,
             reloads,
             last_reload_success,
             last_reload_time,
@@ -307,6 +325,26 @@ impl Observer for RouteObserver {
             .get_or_create(&OutcomeLabels {
                 route: self.route.clone(),
                 outcome: outcome.to_owned(),
+            })
+            .inc();
+    }
+
+    fn push_received(&self, outcome: bridge_app::push::Received) {
+        self.metrics
+            .push_received
+            .get_or_create(&OutcomeLabels {
+                route: self.route.clone(),
+                outcome: outcome.label().to_owned(),
+            })
+            .inc();
+    }
+
+    fn push_delivery(&self, outcome: bridge_app::push::Outcome) {
+        self.metrics
+            .push_deliveries
+            .get_or_create(&OutcomeLabels {
+                route: self.route.clone(),
+                outcome: outcome.label().to_owned(),
             })
             .inc();
     }

@@ -34,6 +34,7 @@ use bridge_app::store::{MemoryStore, Store};
 use bridge_app::upstream::{Upstream, UpstreamError, UpstreamRequest, UpstreamResponse};
 use bridge_app::{Bridge, CallInfo, CardCache, Codecs};
 use bridge_store_redis::RedisStore;
+use bridge_upstream::push::ReqwestPusher;
 use bridge_upstream::{ClientSettings, ReqwestUpstream};
 
 /// Why a configuration generation's adapters could not be built.
@@ -45,6 +46,9 @@ pub enum BuildError {
     /// The store (a `store.url` that is no Redis URL).
     #[error("store.url: {0}")]
     Store(String),
+    /// The push client.
+    #[error("push: {0}")]
+    Push(String),
 }
 use bytes::Bytes;
 use futures_util::future::BoxFuture;
@@ -398,8 +402,10 @@ pub struct RouteWiring {
     pub cards: Arc<CardCache>,
     /// Streams open on this route, across generations.
     pub streams: Arc<AtomicUsize>,
-    /// What the bridge remembers for this route's agent (the task index).
+    /// What the bridge remembers for this route's agent (the task index, push registrations).
     pub store: Arc<dyn Store>,
+    /// Deliveries to this route's subscribers (queues kept across generations).
+    pub pusher: Arc<ReqwestPusher>,
 }
 
 /// One configuration generation's adapters.
@@ -486,6 +492,16 @@ impl Wiring {
                     )),
                 },
             };
+            // Queues in flight survive a reload that leaves the push settings alone.
+            let pusher = match before {
+                Some(before) if before.pusher.settings() == &resolved.push => {
+                    Arc::clone(&before.pusher)
+                }
+                _ => Arc::new(
+                    ReqwestPusher::new(resolved.push.clone(), metrics.observer(&config.name))
+                        .map_err(BuildError::Push)?,
+                ),
+            };
             let port: Arc<dyn Upstream> = if config.headers.is_empty() {
                 Arc::clone(&upstream) as Arc<dyn Upstream>
             } else {
@@ -497,7 +513,8 @@ impl Wiring {
             let bridge = Bridge::new(config.settings.clone(), codecs(), port, Arc::clone(&cards))
                 .with_observer(metrics.observer(&config.name))
                 .with_stream_counter(Arc::clone(&streams))
-                .with_store(Arc::clone(&store));
+                .with_store(Arc::clone(&store))
+                .with_pusher(Arc::clone(&pusher) as Arc<dyn bridge_app::push::Pusher>);
             table.push(Route {
                 name: config.name.clone(),
                 prefix: config.prefix.clone(),
@@ -512,6 +529,7 @@ impl Wiring {
                     cards,
                     streams,
                     store,
+                    pusher,
                 },
             );
         }

@@ -122,6 +122,16 @@ pub trait Observer: Send + Sync + std::fmt::Debug {
     fn stream(&self, opened: bool) {
         let _ = opened;
     }
+
+    /// The agent delivered a push notification to one of the bridge's webhooks.
+    fn push_received(&self, outcome: crate::push::Received) {
+        let _ = outcome;
+    }
+
+    /// One attempt to deliver a push notification to a subscriber ended.
+    fn push_delivery(&self, outcome: crate::push::Outcome) {
+        let _ = outcome;
+    }
 }
 
 /// An [`Observer`] that logs losses at debug level.
@@ -146,6 +156,7 @@ pub struct Bridge {
     pub(crate) observer: Arc<dyn Observer>,
     pub(crate) open_streams: Arc<AtomicUsize>,
     pub(crate) store: Arc<dyn crate::store::Store>,
+    pub(crate) pusher: Arc<dyn crate::push::Pusher>,
 }
 
 impl Bridge {
@@ -167,6 +178,7 @@ impl Bridge {
             observer: Arc::new(LogLosses),
             open_streams: Arc::new(AtomicUsize::new(0)),
             store: Arc::new(crate::store::MemoryStore::default()),
+            pusher: Arc::new(crate::push::NoPusher),
         }
     }
 
@@ -175,6 +187,14 @@ impl Bridge {
     #[must_use]
     pub fn with_store(mut self, store: Arc<dyn crate::store::Store>) -> Self {
         self.store = store;
+        self
+    }
+
+    /// Delivers push notifications through `pusher`; without one, no caller's push config is
+    /// accepted.
+    #[must_use]
+    pub fn with_pusher(mut self, pusher: Arc<dyn crate::push::Pusher>) -> Self {
+        self.pusher = pusher;
         self
     }
 
@@ -314,6 +334,10 @@ impl Bridge {
     /// Answers one inbound request.
     pub async fn handle(self: Arc<Self>, request: InboundRequest) -> InboundResponse {
         let path = request.path.as_str();
+        if let Some(secret) = crate::push::delivery_secret(&self.settings.prefix, path) {
+            let secret = secret.to_owned();
+            return crate::push::receive(&self, request, &secret).await;
+        }
         let is_card = path.ends_with("/.well-known/agent-card.json")
             || path.ends_with("/.well-known/agent.json");
         if is_card && (request.method == Method::GET || request.method == Method::HEAD) {

@@ -16,6 +16,7 @@ pub mod jsonrpc;
 pub mod list;
 pub mod negotiate;
 pub mod pipeline;
+pub mod push;
 mod rest;
 pub mod service;
 pub mod settings;

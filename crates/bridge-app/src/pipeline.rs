@@ -247,7 +247,7 @@ fn without_gateway_credentials(auth: Option<&InboundAuth>, mut headers: HeaderMa
 }
 
 /// Compares secrets without an early exit on the first differing byte.
-fn constant_time_eq(a: &str, b: &str) -> bool {
+pub(crate) fn constant_time_eq(a: &str, b: &str) -> bool {
     a.len() == b.len()
         && a.bytes()
             .zip(b.bytes())
@@ -541,32 +541,20 @@ pub(crate) async fn serve(
     headers: HeaderMap,
     seen: &mut Seen,
 ) -> InboundResponse {
-    let (upstream, upstream_binding, call_url, card) = match bridge.upstream_card().await {
-        Ok(card) => (
-            card.revision,
-            card.binding,
-            card.call_url.clone(),
-            Some(card),
-        ),
-        Err(why) => match bridge.settings.upstream.revision {
-            Some(pinned) => {
-                tracing::warn!(%why, "no upstream card; forwarding unvalidated to the pinned revision");
-                let binding = bridge.settings.upstream.binding.unwrap_or(Binding::JsonRpc);
-                (pinned, binding, bridge.settings.upstream.url.clone(), None)
-            }
-            None => {
-                return refuse_as(
-                    bridge,
-                    caller.revision,
-                    caller.binding,
-                    &caller.id,
-                    RpcError::new(
-                        ErrorCode::InternalError,
-                        format!("the upstream agent card could not be read: {why}"),
-                    ),
-                );
-            }
-        },
+    let (upstream, upstream_binding, call_url, card) = match upstream_target(bridge).await {
+        Ok(target) => target,
+        Err(why) => {
+            return refuse_as(
+                bridge,
+                caller.revision,
+                caller.binding,
+                &caller.id,
+                RpcError::new(
+                    ErrorCode::InternalError,
+                    format!("the upstream agent card could not be read: {why}"),
+                ),
+            );
+        }
     };
     seen.upstream = Some(upstream);
     seen.upstream_binding = Some(upstream_binding);
@@ -594,6 +582,64 @@ pub(crate) async fn serve(
     dispatch(bridge, context, call, card).await
 }
 
+/// The upstream's revision, binding and call URL, from its card (also returned), else from the
+/// pinned revision.
+async fn upstream_target(
+    bridge: &Bridge,
+) -> Result<(Revision, Binding, String, Option<Arc<CachedCard>>), String> {
+    match bridge.upstream_card().await {
+        Ok(card) => Ok((
+            card.revision,
+            card.binding,
+            card.call_url.clone(),
+            Some(card),
+        )),
+        Err(why) => match bridge.settings.upstream.revision {
+            Some(pinned) => {
+                tracing::warn!(%why, "no upstream card; forwarding unvalidated to the pinned revision");
+                let binding = bridge.settings.upstream.binding.unwrap_or(Binding::JsonRpc);
+                Ok((pinned, binding, bridge.settings.upstream.url.clone(), None))
+            }
+            None => Err(why),
+        },
+    }
+}
+
+/// The context of the bridge's own calls to the agent on behalf of a push registration: its
+/// subscriber's revision and scope, no caller headers.
+pub(crate) async fn context_for_agent(
+    bridge: &Bridge,
+    registration: &crate::push::Registration,
+) -> Result<Context, RpcError> {
+    let (upstream, upstream_binding, call_url, _) =
+        upstream_target(bridge).await.map_err(|why| {
+            RpcError::new(
+                ErrorCode::InternalError,
+                format!("the upstream agent card could not be read: {why}"),
+            )
+        })?;
+    Ok(Context {
+        id: RequestId::String(uuid::Uuid::new_v4().to_string()),
+        caller: registration.subscriber,
+        binding: Binding::JsonRpc,
+        method: Method::GetTask,
+        caller_headers: HeaderMap::new(),
+        upstream,
+        upstream_binding,
+        call_url,
+        scope: registration.scope.clone(),
+    })
+}
+
+/// The whole task a push delivery is about, read from the agent.
+pub(crate) async fn task_for_push(
+    bridge: &Arc<Bridge>,
+    context: &Context,
+    task_id: &str,
+) -> Result<Task, RpcError> {
+    read_task(bridge, context, task_id, None).await
+}
+
 async fn dispatch(
     bridge: &Arc<Bridge>,
     context: Context,
@@ -616,6 +662,16 @@ async fn dispatch(
         {
             return refuse(bridge, &context, error);
         }
+        if let Some(config) = params
+            .configuration
+            .as_mut()
+            .and_then(|c| c.push_config.as_mut())
+        {
+            match crate::push::register(bridge, &context, config).await {
+                Ok(agent_side) => *config = agent_side,
+                Err(error) => return refuse(bridge, &context, error),
+            }
+        }
     }
     let strip_history = toward_0_3 && requests_no_history(&call);
     match call {
@@ -635,10 +691,43 @@ async fn dispatch(
             crate::stream::open(bridge, context, call, None).await
         }
         call => {
+            let mut forget = None;
+            let call = match call {
+                Call::CreatePushConfig(config) => {
+                    match crate::push::register(bridge, &context, &config).await {
+                        Ok(agent_side) => Call::CreatePushConfig(agent_side),
+                        Err(error) => return refuse(bridge, &context, error),
+                    }
+                }
+                Call::DeletePushConfig(params) => {
+                    forget = crate::push::secret_for(
+                        bridge,
+                        &context,
+                        &params.task_id,
+                        &params.id,
+                        params.tenant.as_ref(),
+                    )
+                    .await;
+                    Call::DeletePushConfig(params)
+                }
+                other => other,
+            };
             let (outcome, headers) = forward(bridge, &context, call).await;
             if toward_0_3 && let Ok(reply) = &outcome {
                 index_reply(bridge, &context, reply).await;
             }
+            let outcome = match outcome {
+                Ok(Reply::Empty) => {
+                    if let Some(secret) = forget {
+                        crate::push::forget(bridge, &secret).await;
+                    }
+                    Ok(Reply::Empty)
+                }
+                Ok(reply @ (Reply::PushConfig(_) | Reply::PushConfigs(_))) => {
+                    Ok(crate::push::present(bridge, &context, reply).await)
+                }
+                other => other,
+            };
             let outcome =
                 outcome.map(|reply| shape_reply(reply, strip_history, bridge, card.as_deref()));
             respond(bridge, &context, outcome, &headers)

@@ -26,6 +26,12 @@ use std::time::{Duration, Instant};
 use bridge_ir::TaskState;
 use futures_util::future::BoxFuture;
 
+use crate::push::Registration;
+
+/// How many push registrations the in-process store keeps at most: past it, a new one is
+/// refused (forgetting a live one would silently stop its deliveries).
+const MAX_REGISTRATIONS: usize = 100_000;
+
 /// One task the bridge has seen.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskEntry {
@@ -56,6 +62,19 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// Every entry of `scope`, in no particular order.
     fn tasks(&self, scope: &str) -> BoxFuture<'_, Result<Vec<TaskEntry>, StoreError>>;
 
+    /// Keeps a push registration (`crate::push`) under its secret, for the store's expiry.
+    fn put_registration(
+        &self,
+        registration: &Registration,
+    ) -> BoxFuture<'_, Result<(), StoreError>>;
+
+    /// The push registration with this secret, its expiry renewed; `None` when there is none.
+    fn registration(&self, secret: &str)
+    -> BoxFuture<'_, Result<Option<Registration>, StoreError>>;
+
+    /// Forgets the push registration with this secret.
+    fn drop_registration(&self, secret: &str) -> BoxFuture<'_, Result<(), StoreError>>;
+
     /// Whether the store answers now (`/readyz`, `a2a_bridge_store_up`); an in-process store
     /// always does.
     fn probe(&self) -> BoxFuture<'_, Result<(), StoreError>> {
@@ -71,11 +90,15 @@ struct Scope {
     order: BTreeMap<u64, String>,
 }
 
+/// Push registrations by secret, with when each was made or last read.
+type Registrations = HashMap<String, (Registration, Instant)>;
+
 /// The in-process store: bounded per scope (the least recently recorded task goes first),
 /// entries expire.
 #[derive(Debug)]
 pub struct MemoryStore {
     scopes: Mutex<(HashMap<String, Scope>, u64)>,
+    registrations: Mutex<Registrations>,
     per_scope: usize,
     ttl: Duration,
 }
@@ -94,6 +117,7 @@ impl MemoryStore {
     pub fn new(per_scope: usize, ttl: Duration) -> Self {
         Self {
             scopes: Mutex::new((HashMap::new(), 0)),
+            registrations: Mutex::new(HashMap::new()),
             per_scope: per_scope.max(1),
             ttl,
         }
@@ -201,6 +225,62 @@ impl Store for MemoryStore {
                 .unwrap_or_default()
         });
         Box::pin(async move { result })
+    }
+
+    fn put_registration(
+        &self,
+        registration: &Registration,
+    ) -> BoxFuture<'_, Result<(), StoreError>> {
+        let now = Instant::now();
+        let result = self.registrations().map(|mut kept| {
+            if kept.len() >= MAX_REGISTRATIONS {
+                kept.retain(|_, (_, at)| now.duration_since(*at) < self.ttl);
+            }
+            if kept.len() >= MAX_REGISTRATIONS {
+                return Err(StoreError::Unavailable(format!(
+                    "the in-process store holds its maximum of {MAX_REGISTRATIONS} push registrations"
+                )));
+            }
+            kept.insert(registration.secret.clone(), (registration.clone(), now));
+            Ok(())
+        });
+        Box::pin(async move { result? })
+    }
+
+    fn registration(
+        &self,
+        secret: &str,
+    ) -> BoxFuture<'_, Result<Option<Registration>, StoreError>> {
+        let now = Instant::now();
+        let result = self
+            .registrations()
+            .map(|mut kept| match kept.get_mut(secret) {
+                Some((_, at)) if now.duration_since(*at) >= self.ttl => {
+                    kept.remove(secret);
+                    None
+                }
+                Some((registration, at)) => {
+                    *at = now;
+                    Some(registration.clone())
+                }
+                None => None,
+            });
+        Box::pin(async move { result })
+    }
+
+    fn drop_registration(&self, secret: &str) -> BoxFuture<'_, Result<(), StoreError>> {
+        let result = self.registrations().map(|mut kept| {
+            kept.remove(secret);
+        });
+        Box::pin(async move { result })
+    }
+}
+
+impl MemoryStore {
+    fn registrations(&self) -> Result<std::sync::MutexGuard<'_, Registrations>, StoreError> {
+        self.registrations
+            .lock()
+            .map_err(|_| StoreError::Unavailable("the in-process store is poisoned".into()))
     }
 }
 

@@ -9,6 +9,9 @@
 //! each was last recorded (milliseconds). Both expire together, `ttl` after the scope's last
 //! write; a scope past `per_scope` tasks drops its least recently recorded ones.
 //!
+//! Push registrations (`bridge_app::push`): `push:<secret>`, the registration as JSON,
+//! expiring `ttl` after it was made or last read.
+//!
 //! # Atomicity
 //!
 //! A write is one Lua script: it reads the known entry, merges the new one into it as
@@ -25,6 +28,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use bridge_app::push::Registration;
 use bridge_app::store::{Store, StoreError, TaskEntry, now_utc};
 use bridge_ir::TaskState;
 use futures_util::future::BoxFuture;
@@ -244,6 +248,65 @@ impl Store for RedisStore {
     fn tasks(&self, scope: &str) -> BoxFuture<'_, Result<Vec<TaskEntry>, StoreError>> {
         let scope = scope.to_owned();
         Box::pin(async move { self.list(&scope).await })
+    }
+
+    fn put_registration(
+        &self,
+        registration: &Registration,
+    ) -> BoxFuture<'_, Result<(), StoreError>> {
+        let mut command = redis::cmd("SET");
+        command
+            .arg(self.registration_key(&registration.secret))
+            .arg(registration.to_json())
+            .arg("PX")
+            .arg(self.ttl_ms());
+        Box::pin(async move { self.run::<()>(command).await })
+    }
+
+    fn registration(
+        &self,
+        secret: &str,
+    ) -> BoxFuture<'_, Result<Option<Registration>, StoreError>> {
+        let mut command = redis::cmd("GETEX");
+        command
+            .arg(self.registration_key(secret))
+            .arg("PX")
+            .arg(self.ttl_ms());
+        Box::pin(async move {
+            let text = self.run::<Option<String>>(command).await?;
+            Ok(text.as_deref().and_then(Registration::from_json))
+        })
+    }
+
+    fn drop_registration(&self, secret: &str) -> BoxFuture<'_, Result<(), StoreError>> {
+        let mut command = redis::cmd("DEL");
+        command.arg(self.registration_key(secret));
+        Box::pin(async move { self.run::<()>(command).await })
+    }
+}
+
+impl RedisStore {
+    /// The key of the push registration with this secret.
+    fn registration_key(&self, secret: &str) -> String {
+        format!("{}push:{secret}", self.prefix)
+    }
+
+    fn ttl_ms(&self) -> u64 {
+        u64::try_from(self.ttl.as_millis())
+            .unwrap_or(u64::MAX)
+            .max(1)
+    }
+
+    /// Runs one command under the operation timeout; a failure drops the connection.
+    async fn run<T: redis::FromRedisValue>(&self, command: redis::Cmd) -> Result<T, StoreError> {
+        let mut connection = self.connection().await?;
+        match tokio::time::timeout(OPERATION_TIMEOUT, command.query_async::<T>(&mut connection))
+            .await
+        {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(e)) => Err(self.failed(&e.to_string()).await),
+            Err(_) => Err(self.failed("the operation timed out").await),
+        }
     }
 }
 

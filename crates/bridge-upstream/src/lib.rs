@@ -1,5 +1,6 @@
 //! The outbound HTTP client of a2a-bridge: [`ReqwestUpstream`] implements the application's
-//! [`Upstream`] port with reqwest over rustls.
+//! [`Upstream`] port with reqwest over rustls; [`push::ReqwestPusher`] implements the push port
+//! (deliveries to subscribers' webhooks, guarded).
 //!
 //! # Why the defaults are turned off
 //!
@@ -41,6 +42,8 @@
 //!
 //! A client owns its connection pool. Building it once and reusing it (across configuration
 //! reloads too, while [`ClientSettings`] are unchanged) keeps connections to the agent warm.
+
+pub mod push;
 
 use std::future::Future as _;
 use std::path::PathBuf;

@@ -1,7 +1,7 @@
 """A real A2A 0.3 agent built from a2a-sdk 0.3.x's own server classes.
 
 `A2AStarletteApplication` + `DefaultRequestHandler` + `InMemoryTaskStore` +
-`InMemoryPushNotificationConfigStore`, with one `AgentExecutor` whose behaviour the user text
+`InMemoryPushNotificationConfigStore` with the SDK's own `BasePushNotificationSender`, and one `AgentExecutor` whose behaviour the user text
 selects (see `behaviour.py`). Serves JSON-RPC at `/` and the card at
 `/.well-known/agent-card.json`; the extended card is served through
 `agent/getAuthenticatedExtendedCard`.
@@ -17,12 +17,14 @@ import asyncio
 import socket
 import sys
 
+import httpx
 import uvicorn
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.apps import A2ARESTFastAPIApplication, A2AStarletteApplication
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.tasks import (
+    BasePushNotificationSender,
     InMemoryPushNotificationConfigStore,
     InMemoryTaskStore,
     TaskUpdater,
@@ -198,10 +200,14 @@ async def serve(port: int, binding: str) -> None:
         base_url.rstrip('/') if rest else base_url,
         TransportProtocol.http_json if rest else TransportProtocol.jsonrpc,
     )
+    # The SDK's own push sender, on the config store the handler keeps configs in.
+    push_configs = InMemoryPushNotificationConfigStore()
+    push_sender = BasePushNotificationSender(httpx.AsyncClient(timeout=10.0), push_configs)
     handler = DefaultRequestHandler(
         agent_executor=InteropExecutor(),
         task_store=InMemoryTaskStore(),
-        push_config_store=InMemoryPushNotificationConfigStore(),
+        push_config_store=push_configs,
+        push_sender=push_sender,
     )
     application = A2ARESTFastAPIApplication if rest else A2AStarletteApplication
     app = application(agent_card=card, http_handler=handler, extended_agent_card=extended).build()

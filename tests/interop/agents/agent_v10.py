@@ -4,7 +4,7 @@ A Starlette app holding the SDK's agent-card route and its JSON-RPC route
 (`create_agent_card_routes`, `create_jsonrpc_routes` with `enable_v0_3_compat=False`, so this is
 a pure 1.0 agent: 0.3 method names are unknown to it and every request must carry
 `A2A-Version: 1.0`), a `DefaultRequestHandler` with an `InMemoryTaskStore` and an
-`InMemoryPushNotificationConfigStore`, and one `AgentExecutor` whose behaviour the user text
+`InMemoryPushNotificationConfigStore` and the SDK's own `BasePushNotificationSender`, and one `AgentExecutor` whose behaviour the user text
 selects (see `behaviour.py`). The extended card is served through `GetExtendedAgentCard`.
 
 The handler does not validate input modes (`validate_input_modes=False`): refusing an undeclared
@@ -26,12 +26,14 @@ import socket
 import sys
 import uuid
 
+import httpx
 import uvicorn
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes, create_rest_routes
 from a2a.server.tasks import (
+    BasePushNotificationSender,
     InMemoryPushNotificationConfigStore,
     InMemoryTaskStore,
     TaskUpdater,
@@ -196,11 +198,15 @@ async def serve(port: int, binding: str) -> None:
     base_url = f'http://127.0.0.1:{bound}/'
     rest = binding == 'rest'
     card, extended = build_cards(base_url.rstrip('/') if rest else base_url, 'HTTP+JSON' if rest else 'JSONRPC')
+    # The SDK's own push sender, on the config store the handler keeps configs in.
+    push_configs = InMemoryPushNotificationConfigStore()
+    push_sender = BasePushNotificationSender(httpx.AsyncClient(timeout=10.0), push_configs)
     handler = DefaultRequestHandler(
         agent_executor=InteropExecutor(),
         task_store=InMemoryTaskStore(),
         agent_card=card,
-        push_config_store=InMemoryPushNotificationConfigStore(),
+        push_config_store=push_configs,
+        push_sender=push_sender,
         extended_agent_card=extended,
         validate_input_modes=False,
     )

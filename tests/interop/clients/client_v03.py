@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import uuid
 from importlib.metadata import version as dist_version
 from typing import Any
@@ -390,6 +391,29 @@ class Peer:
         second = await self.send(follow)
         return {'first': result_view(first), 'second': result_view(second)}
 
+    async def scenario_push_delivery(self) -> dict[str, Any]:
+        """A task that waits for input, a push config with a token on the webhook
+        `INTEROP_WEBHOOK`, then the follow-up that completes it: the agent's push sender
+        reports each step to the webhook."""
+        webhook = os.environ['INTEROP_WEBHOOK']
+        first = await self.send(self.user_message('ask push'))
+        client = self.client(streaming=False)
+        created = await client.set_task_callback(
+            TaskPushNotificationConfig(
+                task_id=first.id,
+                push_notification_config=PushNotificationConfig(
+                    id=c.PUSH_CONFIG_ID, url=webhook, token=c.PUSH_TOKEN
+                ),
+            )
+        )
+        second = await self.send(self.user_message('blue', task_id=first.id, context_id=first.context_id))
+        return {
+            'taskId': first.id,
+            'created': push_view(created),
+            'first': result_view(first),
+            'second': result_view(second),
+        }
+
     async def scenario_parts(self) -> dict[str, Any]:
         extra = [
             Part(
@@ -520,7 +544,7 @@ def main() -> None:
     args = parser.parse_args()
     known = [n for n in c.SCENARIOS if n not in c.ONLY_V10]
     names = known if args.scenarios == ['all'] else args.scenarios
-    unknown = [n for n in names if n not in known]
+    unknown = [n for n in names if n not in known and n not in c.ON_REQUEST]
     if unknown:
         parser.error(f'unknown scenarios: {unknown}')
     c.emit(asyncio.run(main_async(args.base, names, args.binding)))

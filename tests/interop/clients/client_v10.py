@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import base64
 import json
 import uuid
@@ -35,6 +36,7 @@ from a2a.client.transports.jsonrpc import JsonRpcTransport
 from a2a.client.transports.rest import RestTransport
 from a2a.types import (
     AgentCard,
+    AuthenticationInfo,
     CancelTaskRequest,
     DeleteTaskPushNotificationConfigRequest,
     GetExtendedAgentCardRequest,
@@ -497,6 +499,34 @@ class Peer:
             'listedAfterDelete': [push_view(x) for x in listed_after.configs],
         }
 
+    async def scenario_push_delivery(self) -> dict[str, Any]:
+        """A task that waits for input, a push config with a token and Bearer credentials on
+        the webhook `INTEROP_WEBHOOK`, then the follow-up that completes it: the agent's push
+        sender reports each step to the webhook."""
+        webhook = os.environ['INTEROP_WEBHOOK']
+        first = await self.send(self.user_message('ask push'))
+        task = first.task
+        client = self.client(streaming=False)
+        created = await client.create_task_push_notification_config(
+            TaskPushNotificationConfig(
+                task_id=task.id,
+                id=c.PUSH_CONFIG_ID,
+                url=webhook,
+                token=c.PUSH_TOKEN,
+                authentication=AuthenticationInfo(scheme='Bearer', credentials=c.PUSH_CREDENTIALS),
+            )
+        )
+        second = await self.send(self.user_message('blue', task_id=task.id, context_id=task.context_id))
+        return {
+            'taskId': task.id,
+            'created': {
+                **push_view(created),
+                'authentication': [created.authentication.scheme, created.authentication.credentials],
+            },
+            'first': result_view(first),
+            'second': result_view(second),
+        }
+
     async def scenario_unknown_task(self) -> dict[str, Any]:
         try:
             task = await self.get(f'no-such-task-{uuid.uuid4()}')
@@ -646,7 +676,7 @@ def main() -> None:
     parser.add_argument('scenarios', nargs='+')
     args = parser.parse_args()
     names = c.SCENARIOS if args.scenarios == ['all'] else args.scenarios
-    unknown = [n for n in names if n not in c.SCENARIOS]
+    unknown = [n for n in names if n not in c.SCENARIOS and n not in c.ON_REQUEST]
     if unknown:
         parser.error(f'unknown scenarios: {unknown}')
     c.emit(asyncio.run(main_async(args.base, names, args.binding)))

@@ -55,6 +55,9 @@ SCENARIOS = [
     'list_tasks',
 ]
 ONLY_V10 = {'version_unsupported', 'list_tasks'}
+# Scenarios run only when named: `push_delivery` needs a webhook (`INTEROP_WEBHOOK`, the URL a
+# test's receiver listens on) and leaves checking what arrived there to the test.
+ON_REQUEST = ['push_delivery']
 
 # The inline file: every byte value, so a lossy or base64url re-encoding cannot go unnoticed.
 FILE_BYTES = bytes(range(256)) * 4
@@ -73,6 +76,7 @@ UNDECLARED_MEDIA_TYPE = 'application/x-undeclared'
 
 PUSH_CONFIG_ID = 'interop-push-1'
 PUSH_URL = 'http://127.0.0.1:9/interop-webhook'
+PUSH_CREDENTIALS = 'interop-credentials'
 PUSH_TOKEN = 'interop-token'
 
 

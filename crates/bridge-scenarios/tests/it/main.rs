@@ -8,6 +8,7 @@
 
 mod cards;
 mod faults;
+mod push;
 mod rest;
 mod streams;
 mod unary;

@@ -1,0 +1,687 @@
+//! Push notifications, owned by the bridge.
+//!
+//! A caller's webhook is never handed to the agent. When a caller creates a push config (or
+//! sends one inside a message's configuration), the bridge keeps the caller's config as the
+//! caller wrote it, with the caller's revision, in a [`Registration`] in the store, and gives
+//! the agent its own webhook instead: a URL under the route's `public_url` that ends in an
+//! unguessable per-registration secret, and an agent-side token the bridge chose.
+//!
+//! ```text
+//! caller ──Create(url U, token T)──▶ bridge ──Create(url B/<secret>, token A)──▶ agent
+//!                                     │ store: secret → {U, T, caller revision, A}
+//! agent ──POST B/<secret> (X-A2A-Notification-Token: A, body in the agent's revision)──▶ bridge
+//! bridge: secret known? token A? → translate into the caller's revision → queue → 200
+//! bridge ──POST U (caller's credentials, body in the caller's revision)──▶ subscriber
+//! ```
+//!
+//! Reads of configs (get, list, the create answer) show the caller's config again: every config
+//! the agent holds whose URL is one of the bridge's webhooks is read back through its secret.
+//!
+//! Where a delivery goes is the [`Pusher`] port's: the adapter checks a subscriber's URL
+//! against the webhook-target guard at registration, keeps a bounded queue per target, delivers
+//! in order with bounded retries, and connects only to addresses it checked.
+
+use std::sync::Arc;
+
+use bridge_ir::{
+    Call, ErrorCode, ListPushConfigsParams, PushAuthentication, Reply, Revision, RpcError,
+    StreamEvent, TaskPushConfig,
+};
+use bytes::Bytes;
+use futures_util::future::BoxFuture;
+use http::{HeaderMap, HeaderValue, StatusCode, header};
+use serde::{Deserialize, Serialize};
+
+use crate::bridge::{Bridge, plain};
+use crate::pipeline::{Context, forward};
+use crate::service::{InboundRequest, InboundResponse};
+
+/// The path, below a route's prefix, the agent delivers to: `<public_url>/a2a-bridge/push/<secret>`.
+pub const WEBHOOK_PATH: &str = "/a2a-bridge/push/";
+
+/// The header both revisions carry a push token in.
+pub const NOTIFICATION_TOKEN: http::HeaderName =
+    http::HeaderName::from_static("x-a2a-notification-token");
+
+/// A caller's push config and how the agent reaches the bridge for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Registration {
+    /// The secret that ends the bridge's webhook URL for this config.
+    pub secret: String,
+    /// The token the agent was told to present.
+    pub agent_token: String,
+    /// The caller's revision: deliveries go out in it.
+    pub subscriber: Revision,
+    /// The caller's scope (see `crate::store`): configs are shown only within it.
+    pub scope: String,
+    /// The caller's config as the caller wrote it (its `task_id` is empty when it came inside
+    /// a message's configuration).
+    pub config: TaskPushConfig,
+}
+
+#[derive(Serialize, Deserialize)]
+struct RegistrationJson {
+    secret: String,
+    agent_token: String,
+    subscriber: String,
+    scope: String,
+    task_id: String,
+    id: Option<String>,
+    url: String,
+    token: Option<String>,
+    schemes: Option<Vec<String>>,
+    credentials: Option<String>,
+    tenant: Option<String>,
+}
+
+impl Registration {
+    /// The registration as the JSON a shared store keeps.
+    #[must_use]
+    pub fn to_json(&self) -> String {
+        let config = &self.config;
+        let json = RegistrationJson {
+            secret: self.secret.clone(),
+            agent_token: self.agent_token.clone(),
+            subscriber: self.subscriber.as_str().to_owned(),
+            scope: self.scope.clone(),
+            task_id: config.task_id.clone(),
+            id: config.id.clone(),
+            url: config.url.clone(),
+            token: config.token.clone(),
+            schemes: config.authentication.as_ref().map(|a| a.schemes.clone()),
+            credentials: config
+                .authentication
+                .as_ref()
+                .and_then(|a| a.credentials.clone()),
+            tenant: config.tenant.clone(),
+        };
+        serde_json::to_string(&json).unwrap_or_default()
+    }
+
+    /// A registration read back from [`Registration::to_json`]; `None` for anything else.
+    #[must_use]
+    pub fn from_json(text: &str) -> Option<Self> {
+        let json: RegistrationJson = serde_json::from_str(text).ok()?;
+        let subscriber = Revision::from_version(&json.subscriber)?;
+        let authentication = json.schemes.map(|schemes| PushAuthentication {
+            schemes,
+            credentials: json.credentials,
+        });
+        Some(Self {
+            secret: json.secret,
+            agent_token: json.agent_token,
+            subscriber,
+            scope: json.scope,
+            config: TaskPushConfig {
+                task_id: json.task_id,
+                id: json.id,
+                url: json.url,
+                token: json.token,
+                authentication,
+                tenant: json.tenant,
+            },
+        })
+    }
+}
+
+/// One notification ready to go to a subscriber.
+#[derive(Debug, Clone)]
+pub struct Delivery {
+    /// The subscriber's URL.
+    pub url: String,
+    /// The subscriber's credentials and the content headers.
+    pub headers: HeaderMap,
+    /// The body, in the subscriber's revision.
+    pub body: Bytes,
+    /// The task it is about (for logs).
+    pub task_id: String,
+}
+
+/// Why a delivery was not queued.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PushError {
+    /// The target's queue is full.
+    #[error("the queue of deliveries to {0} is full")]
+    QueueFull(String),
+    /// The bridge delivers no notifications.
+    #[error("this bridge delivers no push notifications")]
+    Unconfigured,
+}
+
+/// The outbound port deliveries leave through.
+pub trait Pusher: Send + Sync + std::fmt::Debug {
+    /// Checks a subscriber's URL against the webhook-target guard: `Err` says why it is
+    /// refused.
+    fn check(&self, url: &str) -> BoxFuture<'static, Result<(), String>>;
+
+    /// Queues `delivery` for its target; delivery happens later, in order per target.
+    ///
+    /// # Errors
+    ///
+    /// [`PushError`] when it cannot be queued.
+    fn enqueue(&self, delivery: Delivery) -> Result<(), PushError>;
+}
+
+/// The pusher of a bridge built without one: it refuses every webhook, so no caller's
+/// config is accepted that nothing would deliver.
+#[derive(Debug, Default)]
+pub struct NoPusher;
+
+impl Pusher for NoPusher {
+    fn check(&self, _url: &str) -> BoxFuture<'static, Result<(), String>> {
+        Box::pin(std::future::ready(Err(
+            "this bridge is configured to deliver no push notifications".to_owned(),
+        )))
+    }
+
+    fn enqueue(&self, _delivery: Delivery) -> Result<(), PushError> {
+        Err(PushError::Unconfigured)
+    }
+}
+
+/// A fresh secret: 244 random bits, URL-safe.
+fn secret() -> String {
+    format!(
+        "{}{}",
+        uuid::Uuid::new_v4().simple(),
+        uuid::Uuid::new_v4().simple()
+    )
+}
+
+fn webhook_base(bridge: &Bridge) -> String {
+    format!(
+        "{}{}",
+        bridge.settings.public_url.trim_end_matches('/'),
+        WEBHOOK_PATH
+    )
+}
+
+/// The secret a config URL carries, when it is one of this route's webhooks.
+fn secret_of<'u>(bridge: &Bridge, url: &'u str) -> Option<&'u str> {
+    let base = webhook_base(bridge);
+    url.strip_prefix(base.as_str())
+        .filter(|s| !s.is_empty() && !s.contains('/'))
+}
+
+/// The secret of an inbound request's path, when it is a delivery to one of this route's
+/// webhooks.
+#[must_use]
+pub fn delivery_secret<'p>(prefix: &str, path: &'p str) -> Option<&'p str> {
+    let below = path.strip_prefix(prefix.trim_end_matches('/'))?;
+    below
+        .strip_prefix(WEBHOOK_PATH)
+        .filter(|s| !s.is_empty() && !s.contains('/'))
+}
+
+fn store_failure(error: &crate::store::StoreError) -> RpcError {
+    RpcError::new(ErrorCode::InternalError, error.to_string())
+}
+
+/// Registers `config` for the caller of `context`: checks the caller's URL, keeps the caller's
+/// config, and answers the config the agent is given instead.
+pub(crate) async fn register(
+    bridge: &Bridge,
+    context: &Context,
+    config: &TaskPushConfig,
+) -> Result<TaskPushConfig, RpcError> {
+    let url = config.url.clone();
+    if let Err(why) = bridge.pusher.check(&url).await {
+        return Err(RpcError::new(
+            ErrorCode::InvalidParams,
+            format!("the push notification URL {url} is refused: {why}"),
+        ));
+    }
+    let registration = Registration {
+        secret: secret(),
+        agent_token: secret(),
+        subscriber: context.caller,
+        scope: context.scope.clone(),
+        config: config.clone(),
+    };
+    bridge
+        .store
+        .put_registration(&registration)
+        .await
+        .map_err(|e| store_failure(&e))?;
+    Ok(TaskPushConfig {
+        task_id: config.task_id.clone(),
+        id: config.id.clone(),
+        url: format!("{}{}", webhook_base(bridge), registration.secret),
+        token: Some(registration.agent_token),
+        authentication: None,
+        tenant: config.tenant.clone(),
+    })
+}
+
+/// The caller's view of a config the agent holds: the caller's URL and credentials when it is
+/// one of the bridge's webhooks and the caller's scope registered it; a webhook of another
+/// scope is shown without its secret and token.
+async fn shown(bridge: &Bridge, context: &Context, config: TaskPushConfig) -> TaskPushConfig {
+    let Some(secret) = secret_of(bridge, &config.url) else {
+        return config;
+    };
+    match bridge.store.registration(secret).await {
+        Ok(Some(registration)) if registration.scope == context.scope => TaskPushConfig {
+            task_id: config.task_id,
+            id: config.id,
+            url: registration.config.url,
+            token: registration.config.token,
+            authentication: registration.config.authentication,
+            tenant: config.tenant.or(registration.config.tenant),
+        },
+        Ok(_) => TaskPushConfig {
+            url: webhook_base(bridge),
+            token: None,
+            authentication: None,
+            ..config
+        },
+        Err(error) => {
+            tracing::warn!(%error, "a push registration could not be read");
+            TaskPushConfig {
+                url: webhook_base(bridge),
+                token: None,
+                authentication: None,
+                ..config
+            }
+        }
+    }
+}
+
+/// An agent's answer with every config shown as its caller wrote it.
+pub(crate) async fn present(bridge: &Bridge, context: &Context, reply: Reply) -> Reply {
+    match reply {
+        Reply::PushConfig(config) => Reply::PushConfig(shown(bridge, context, config).await),
+        Reply::PushConfigs(mut list) => {
+            let mut configs = Vec::with_capacity(list.configs.len());
+            for config in list.configs {
+                configs.push(shown(bridge, context, config).await);
+            }
+            list.configs = configs;
+            Reply::PushConfigs(list)
+        }
+        other => other,
+    }
+}
+
+/// The secret of the config `id` of `task_id`, looked up among the agent's configs, so that a
+/// delete also forgets the registration. `None` when it cannot be found (the delete goes on;
+/// the registration then expires).
+pub(crate) async fn secret_for(
+    bridge: &Bridge,
+    context: &Context,
+    task_id: &str,
+    id: &str,
+    tenant: Option<&String>,
+) -> Option<String> {
+    let call = Call::ListPushConfigs(ListPushConfigsParams {
+        task_id: task_id.to_owned(),
+        page_size: None,
+        page_token: None,
+        metadata: None,
+        tenant: tenant.cloned(),
+    });
+    let mut lookup = context.clone();
+    lookup.method = bridge_ir::Method::ListPushConfigs;
+    match forward(bridge, &lookup, call).await.0 {
+        Ok(Reply::PushConfigs(list)) => list
+            .configs
+            .iter()
+            .find(|c| c.id.as_deref() == Some(id))
+            .and_then(|c| secret_of(bridge, &c.url))
+            .map(str::to_owned),
+        _ => None,
+    }
+}
+
+/// Forgets a deleted config's registration.
+pub(crate) async fn forget(bridge: &Bridge, secret: &str) {
+    if let Err(error) = bridge.store.drop_registration(secret).await {
+        tracing::warn!(%error, "a deleted push registration could not be forgotten; it expires");
+    }
+}
+
+/// How an agent's delivery was taken, for logs and metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Received {
+    /// Translated and queued.
+    Queued,
+    /// No registration has this secret.
+    UnknownSecret,
+    /// The agent's token was missing or wrong.
+    BadToken,
+    /// The body is no notification in the agent's revision.
+    BadBody,
+    /// The store or the queue could not take it.
+    Unavailable,
+}
+
+impl Received {
+    /// Every outcome, for tables and tests.
+    pub const ALL: [Self; 5] = [
+        Self::Queued,
+        Self::UnknownSecret,
+        Self::BadToken,
+        Self::BadBody,
+        Self::Unavailable,
+    ];
+
+    /// The metric label.
+    #[must_use]
+    pub const fn label(self) -> &'static str {
+        match self {
+            Self::Queued => "queued",
+            Self::UnknownSecret => "unknown_secret",
+            Self::BadToken => "bad_token",
+            Self::BadBody => "bad_body",
+            Self::Unavailable => "unavailable",
+        }
+    }
+}
+
+fn refused(
+    bridge: &Bridge,
+    outcome: Received,
+    status: StatusCode,
+    message: &str,
+) -> InboundResponse {
+    tracing::warn!(
+        outcome = outcome.label(),
+        message,
+        "a push delivery from the agent was refused"
+    );
+    bridge.observer.push_received(outcome);
+    plain(status, message)
+}
+
+/// Takes one delivery from the agent to the webhook `secret`: checks the secret and the agent's
+/// token, translates the body into the subscriber's revision, queues it, and answers the agent
+/// as soon as it is queued.
+pub(crate) async fn receive(
+    bridge: &Arc<Bridge>,
+    request: InboundRequest,
+    secret: &str,
+) -> InboundResponse {
+    if request.method != http::Method::POST {
+        return plain(StatusCode::METHOD_NOT_ALLOWED, "push deliveries are POSTed");
+    }
+    let registration = match bridge.store.registration(secret).await {
+        Ok(Some(registration)) => registration,
+        Ok(None) => {
+            return refused(
+                bridge,
+                Received::UnknownSecret,
+                StatusCode::NOT_FOUND,
+                "no push registration has this URL",
+            );
+        }
+        Err(error) => {
+            return refused(
+                bridge,
+                Received::Unavailable,
+                StatusCode::SERVICE_UNAVAILABLE,
+                &error.to_string(),
+            );
+        }
+    };
+    let token = request
+        .headers
+        .get(&NOTIFICATION_TOKEN)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    if !crate::pipeline::constant_time_eq(token, &registration.agent_token) {
+        return refused(
+            bridge,
+            Received::BadToken,
+            StatusCode::UNAUTHORIZED,
+            "the X-A2A-Notification-Token of this delivery is missing or wrong",
+        );
+    }
+    let context = match crate::pipeline::context_for_agent(bridge, &registration).await {
+        Ok(context) => context,
+        Err(error) => {
+            return refused(
+                bridge,
+                Received::Unavailable,
+                StatusCode::SERVICE_UNAVAILABLE,
+                &error.message,
+            );
+        }
+    };
+    let body = match translated(bridge, &context, &registration, &request.body).await {
+        Ok(body) => body,
+        Err((outcome, status, message)) => return refused(bridge, outcome, status, &message),
+    };
+    let delivery = Delivery {
+        url: registration.config.url.clone(),
+        headers: subscriber_headers(&registration),
+        body: body.0,
+        task_id: body.1,
+    };
+    match bridge.pusher.enqueue(delivery) {
+        Ok(()) => {
+            bridge.observer.push_received(Received::Queued);
+            plain(StatusCode::OK, "queued")
+        }
+        Err(error) => refused(
+            bridge,
+            Received::Unavailable,
+            StatusCode::SERVICE_UNAVAILABLE,
+            &error.to_string(),
+        ),
+    }
+}
+
+/// What became of one delivery attempt toward a subscriber, for logs and metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// The subscriber answered 2xx.
+    Delivered,
+    /// The attempt failed (no connection, a timeout, 408, 429 or 5xx) and will be retried.
+    Retried,
+    /// Every attempt failed; the delivery is given up (and logged).
+    Failed,
+    /// The subscriber refused it (another 3xx or 4xx): not retried.
+    Rejected,
+    /// The target resolved to an address the webhook-target guard refuses.
+    Refused,
+}
+
+impl Outcome {
+    /// Every outcome, for tables and tests.
+    pub const ALL: [Self; 5] = [
+        Self::Delivered,
+        Self::Retried,
+        Self::Failed,
+        Self::Rejected,
+        Self::Refused,
+    ];
+
+    /// The metric label.
+    #[must_use]
+    pub const fn label(self) -> &'static str {
+        match self {
+            Self::Delivered => "delivered",
+            Self::Retried => "retried",
+            Self::Failed => "failed",
+            Self::Rejected => "rejected",
+            Self::Refused => "refused",
+        }
+    }
+}
+
+type Refusal = (Received, StatusCode, String);
+
+/// The delivery's body in the subscriber's revision, and the task it is about.
+async fn translated(
+    bridge: &Arc<Bridge>,
+    context: &Context,
+    registration: &Registration,
+    body: &Bytes,
+) -> Result<(Bytes, String), Refusal> {
+    let agent = context.upstream;
+    let bad_body = |why: String| {
+        (
+            Received::BadBody,
+            StatusCode::BAD_REQUEST,
+            format!("the delivery is no A2A {agent} push notification: {why}"),
+        )
+    };
+    let event = bridge
+        .codecs
+        .of(agent)
+        .decode_event(body)
+        .map_err(|e| bad_body(e.to_string()))?;
+    if let Some(what) = crate::pipeline::unidentified_event(&event) {
+        return Err(bad_body(format!("it is {what}")));
+    }
+    let task_id = match &event {
+        StreamEvent::Task(task) => task.id.clone(),
+        StreamEvent::StatusUpdate(update) => update.task_id.clone(),
+        StreamEvent::ArtifactUpdate(update) => update.task_id.clone(),
+        StreamEvent::Message(message) => message.task_id.clone().unwrap_or_default(),
+    };
+    if registration.subscriber == agent {
+        return Ok((body.clone(), task_id));
+    }
+    // A 0.3 subscriber reads whole tasks: an update is delivered as the task it updated.
+    let event = match event {
+        StreamEvent::Task(_) => event,
+        _ if registration.subscriber == Revision::V0_3 => {
+            let task = crate::pipeline::task_for_push(bridge, context, &task_id)
+                .await
+                .map_err(|e| {
+                    (
+                        Received::Unavailable,
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        format!(
+                            "the task {task_id} could not be read from the agent: {}",
+                            e.message
+                        ),
+                    )
+                })?;
+            StreamEvent::Task(task)
+        }
+        _ => event,
+    };
+    let translated = bridge
+        .codecs
+        .of(registration.subscriber)
+        .encode_event(event);
+    if !translated.losses.is_empty() {
+        bridge
+            .observer
+            .losses(agent, registration.subscriber, &translated.losses);
+    }
+    Ok((Bytes::from(translated.value), task_id))
+}
+
+/// The headers a subscriber gets, in its revision's form: the token in
+/// `X-A2A-Notification-Token`, the authentication in `Authorization: <scheme> <credentials>`,
+/// and `A2A-Version` for 1.0.
+fn subscriber_headers(registration: &Registration) -> HeaderMap {
+    let config = &registration.config;
+    let mut headers = HeaderMap::new();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    if let Some(token) = config.token.as_deref().filter(|t| !t.is_empty())
+        && let Ok(value) = HeaderValue::from_str(token)
+    {
+        headers.insert(NOTIFICATION_TOKEN, value);
+    }
+    if let Some(auth) = &config.authentication
+        && let (Some(scheme), Some(credentials)) = (auth.schemes.first(), &auth.credentials)
+        && let Ok(value) = HeaderValue::from_str(&format!("{scheme} {credentials}"))
+    {
+        headers.insert(header::AUTHORIZATION, value);
+    }
+    if registration.subscriber == Revision::V1_0 {
+        headers.insert(crate::headers::A2A_VERSION, HeaderValue::from_static("1.0"));
+    }
+    headers
+}
+
+#[cfg(test)]
+mod tests {
+    #![expect(clippy::unwrap_used, reason = "tests unwrap what they just built")]
+
+    use super::*;
+
+    fn registration(subscriber: Revision, auth: bool) -> Registration {
+        Registration {
+            secret: secret(),
+            agent_token: secret(),
+            subscriber,
+            scope: "s".into(),
+            config: TaskPushConfig {
+                task_id: "t-1".into(),
+                id: Some("c-1".into()),
+                url: "https://hooks.example/in".into(),
+                token: Some("tok".into()),
+                authentication: auth.then(|| PushAuthentication {
+                    schemes: vec!["Bearer".into()],
+                    credentials: Some("cred".into()),
+                }),
+                tenant: None,
+            },
+        }
+    }
+
+    #[test]
+    fn a_registration_survives_its_json_and_nothing_else_reads_as_one() {
+        for revision in Revision::ALL {
+            for auth in [false, true] {
+                let r = registration(revision, auth);
+                assert_eq!(Registration::from_json(&r.to_json()).unwrap(), r);
+            }
+        }
+        assert!(Registration::from_json("{}").is_none());
+        assert!(Registration::from_json("not json").is_none());
+    }
+
+    #[test]
+    fn secrets_are_long_url_safe_and_fresh() {
+        let (a, b) = (secret(), secret());
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 64);
+        assert!(a.bytes().all(|c| c.is_ascii_alphanumeric()));
+    }
+
+    #[test]
+    fn a_delivery_path_names_its_secret_below_the_route_prefix() {
+        assert_eq!(delivery_secret("/", "/a2a-bridge/push/abc"), Some("abc"));
+        assert_eq!(
+            delivery_secret("/agents/x", "/agents/x/a2a-bridge/push/abc"),
+            Some("abc")
+        );
+        assert_eq!(delivery_secret("/agents/x", "/a2a-bridge/push/abc"), None);
+        assert_eq!(delivery_secret("/", "/a2a-bridge/push/"), None);
+        assert_eq!(delivery_secret("/", "/a2a-bridge/push/a/b"), None);
+        assert_eq!(delivery_secret("/", "/message:send"), None);
+    }
+
+    #[test]
+    fn each_revision_gets_its_credentials_in_its_own_form() {
+        let headers = subscriber_headers(&registration(Revision::V0_3, false));
+        assert_eq!(headers[&NOTIFICATION_TOKEN], "tok");
+        assert!(!headers.contains_key(header::AUTHORIZATION));
+        assert!(!headers.contains_key(&crate::headers::A2A_VERSION));
+
+        let headers = subscriber_headers(&registration(Revision::V1_0, true));
+        assert_eq!(headers[&NOTIFICATION_TOKEN], "tok");
+        assert_eq!(headers[header::AUTHORIZATION], "Bearer cred");
+        assert_eq!(headers[&crate::headers::A2A_VERSION], "1.0");
+        assert_eq!(headers[header::CONTENT_TYPE], "application/json");
+    }
+
+    #[test]
+    fn every_outcome_has_its_own_label() {
+        let labels: std::collections::BTreeSet<_> =
+            Received::ALL.iter().map(|r| r.label()).collect();
+        assert_eq!(labels.len(), Received::ALL.len());
+        let labels: std::collections::BTreeSet<_> =
+            Outcome::ALL.iter().map(|r| r.label()).collect();
+        assert_eq!(labels.len(), Outcome::ALL.len());
+    }
+}
