@@ -157,8 +157,11 @@ fn networks<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<ipnet::IpN
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct StoreSection {
-    /// `redis://host:port/db`; absent: in process.
+    /// `redis://host:port/db`, or `rediss://…` for TLS; absent: in process.
     pub url: Option<String>,
+    /// PEM certificates that alone are trusted for a `rediss://` server (instead of the
+    /// system's roots).
+    pub ca_file: Option<PathBuf>,
     /// The most tasks kept per caller scope and route.
     pub tasks_per_scope: usize,
     /// How long a scope's tasks are kept after its last write.
@@ -170,6 +173,7 @@ impl Default for StoreSection {
     fn default() -> Self {
         Self {
             url: None,
+            ca_file: None,
             tasks_per_scope: 10_000,
             ttl: Duration::from_hours(24),
         }
@@ -696,12 +700,19 @@ impl Config {
                 "upstream.url is required (or at least one [[routes]] entry)".to_owned(),
             ));
         }
-        if let Some(url) = &self.store.url
-            && !url.starts_with("redis://")
-        {
-            return Err(invalid(format!(
-                "store.url {url:?}: the store is a Redis at redis://host:port/db (TLS to Redis, rediss://, is not built yet)"
-            )));
+        match (&self.store.url, &self.store.ca_file) {
+            (Some(url), _) if !url.starts_with("redis://") && !url.starts_with("rediss://") => {
+                return Err(invalid(format!(
+                    "store.url {url:?}: the store is a Redis at redis://host:port/db (rediss:// for TLS)"
+                )));
+            }
+            (url, Some(_)) if !url.as_deref().is_some_and(|u| u.starts_with("rediss://")) => {
+                return Err(invalid(
+                    "store.ca_file is for TLS to Redis: store.url must be a rediss:// URL"
+                        .to_owned(),
+                ));
+            }
+            _ => {}
         }
         let public_url = self
             .public_url

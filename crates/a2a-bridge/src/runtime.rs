@@ -483,6 +483,7 @@ impl Wiring {
                             &config.name,
                             resolved.store.tasks_per_scope,
                             resolved.store.ttl,
+                            ca_pem(resolved.store.ca_file.as_deref())?,
                         )
                         .map_err(BuildError::Store)?,
                     ),
@@ -539,6 +540,15 @@ impl Wiring {
             fresh,
         })
     }
+}
+
+/// The PEM certificates of `store.ca_file`, read when the store is built.
+fn ca_pem(path: Option<&std::path::Path>) -> Result<Option<Vec<u8>>, BuildError> {
+    path.map(|path| {
+        std::fs::read(path)
+            .map_err(|e| BuildError::Store(format!("ca_file {}: {e}", path.display())))
+    })
+    .transpose()
 }
 
 fn same_client(old: &ClientSettings, new: &ClientSettings) -> bool {

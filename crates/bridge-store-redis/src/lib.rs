@@ -84,15 +84,37 @@ impl std::fmt::Debug for RedisStore {
 }
 
 impl RedisStore {
-    /// A store on the Redis at `url` (`redis://host:port/db`), its keys under
-    /// `a2a-bridge:<route>:`. No connection is made until the first operation, so a bridge
-    /// starts while Redis is away.
+    /// A store on the Redis at `url` (`redis://host:port/db`, or `rediss://…` for TLS, the
+    /// server's certificate checked against the system's roots or, when given, the PEM
+    /// certificates in `ca_pem` only), its keys under `a2a-bridge:<route>:`. No connection is
+    /// made until the first operation, so a bridge starts while Redis is away.
     ///
     /// # Errors
     ///
-    /// When `url` is not a Redis URL.
-    pub fn new(url: &str, route: &str, per_scope: usize, ttl: Duration) -> Result<Self, String> {
-        let client = redis::Client::open(url).map_err(|e| format!("{url}: {e}"))?;
+    /// When `url` is not a Redis URL, or `ca_pem` comes with a URL that is not `rediss://`.
+    pub fn new(
+        url: &str,
+        route: &str,
+        per_scope: usize,
+        ttl: Duration,
+        ca_pem: Option<Vec<u8>>,
+    ) -> Result<Self, String> {
+        let client = match ca_pem {
+            Some(_) if !url.starts_with("rediss://") => {
+                return Err(format!(
+                    "{url}: a CA file is for TLS to Redis, which a rediss:// URL asks for"
+                ));
+            }
+            Some(root) => redis::Client::build_with_tls(
+                url,
+                redis::TlsCertificates {
+                    client_tls: None,
+                    root_cert: Some(root),
+                },
+            ),
+            None => redis::Client::open(url),
+        }
+        .map_err(|e| format!("{url}: {e}"))?;
         Ok(Self {
             client,
             connection: Mutex::new(None),

@@ -14,11 +14,15 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use bridge_app::push::{Delivery, PushError, Pusher, Registration};
 use bridge_app::settings::Settings;
+use bridge_app::store::Store as _;
 use bridge_app::upstream::UpstreamRequest;
 use bridge_app::{Bridge, CardCache};
+use bridge_ir::{PushAuthentication, Revision, TaskPushConfig};
 use bridge_scenarios::{Answer, ScriptedUpstream, json, rpc};
 use bridge_store_redis::RedisStore;
+use futures_util::future::BoxFuture;
 use serde_json::{Value, json};
 
 const V1: (&str, &str) = ("A2A-Version", "1.0");
@@ -88,7 +92,7 @@ fn card() -> Value {
     json!({
         "name": "Legacy", "description": "a 0.3 agent", "version": "1.2.3",
         "url": "http://agent/rpc", "preferredTransport": "JSONRPC", "protocolVersion": "0.3.0",
-        "capabilities": {"streaming": true},
+        "capabilities": {"streaming": true, "pushNotifications": true},
         "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
         "skills": [{"id": "echo", "name": "Echo", "description": "echoes", "tags": ["echo"]}]
     })
@@ -119,7 +123,7 @@ fn agent() -> Arc<ScriptedUpstream> {
 
 /// One bridge instance over `agent`, its store on `redis`.
 fn instance(agent: &Arc<ScriptedUpstream>, redis: &str) -> Arc<Bridge> {
-    let store = RedisStore::new(redis, "default", 1000, Duration::from_mins(10)).unwrap();
+    let store = RedisStore::new(redis, "default", 1000, Duration::from_mins(10), None).unwrap();
     Arc::new(
         Bridge::new(
             Settings::new("http://bridge/", "http://agent"),
@@ -200,4 +204,184 @@ async fn two_instances_on_one_redis_list_each_others_tasks_and_survive_redis_goi
     assert!(two.store().probe().await.is_ok(), "the probe reconnects");
     rpc(&one, &[V1], &send("gamma")).await;
     assert_eq!(ids(rpc(&two, &[V1], &list()).await.body()), ["t-gamma"]);
+}
+
+fn registration(secret: &str) -> Registration {
+    Registration {
+        secret: secret.into(),
+        agent_token: "agent-token".into(),
+        subscriber: Revision::V1_0,
+        scope: String::new(),
+        config: TaskPushConfig {
+            task_id: "t-1".into(),
+            id: Some("cfg-1".into()),
+            url: "https://hooks.example/in".into(),
+            token: Some("caller-token".into()),
+            authentication: Some(PushAuthentication {
+                schemes: vec!["Bearer".into()],
+                credentials: Some("secret".into()),
+            }),
+            tenant: None,
+        },
+    }
+}
+
+/// A pusher that accepts every webhook and keeps nothing.
+#[derive(Debug)]
+struct Accepting;
+
+impl Pusher for Accepting {
+    fn check(&self, _url: &str) -> BoxFuture<'static, Result<(), String>> {
+        Box::pin(async { Ok(()) })
+    }
+
+    fn enqueue(&self, _delivery: Delivery) -> Result<(), PushError> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn push_registrations_are_shared_survive_a_new_instance_and_fail_loudly_without_redis() {
+    let redis = Redis::start();
+    let store =
+        |url: &str| RedisStore::new(url, "default", 1000, Duration::from_mins(10), None).unwrap();
+    let one = store(&redis.url());
+    let two = store(&redis.url());
+    one.put_registration(&registration("s-1")).await.unwrap();
+    assert_eq!(
+        two.registration("s-1").await.unwrap(),
+        Some(registration("s-1"))
+    );
+    assert_eq!(
+        store(&redis.url()).registration("s-1").await.unwrap(),
+        Some(registration("s-1"))
+    );
+    assert_eq!(two.registration("s-other").await.unwrap(), None);
+    two.drop_registration("s-1").await.unwrap();
+    assert_eq!(one.registration("s-1").await.unwrap(), None);
+
+    // Redis away: a caller creating a push config is told why, and the agent gets nothing.
+    let agent = agent();
+    let bridge = Arc::new(
+        Bridge::new(
+            Settings::new("http://bridge/", "http://agent"),
+            bridge_scenarios::codecs(),
+            Arc::clone(&agent) as _,
+            Arc::new(CardCache::default()),
+        )
+        .with_store(Arc::new(store(&redis.url())))
+        .with_pusher(Arc::new(Accepting)),
+    );
+    drop(redis);
+    let create = json!({"jsonrpc": "2.0", "id": "c", "method": "CreateTaskPushNotificationConfig",
+        "params": {"taskId": "t-1", "url": "https://hooks.example/in"}});
+    let got = rpc(&bridge, &[V1], &create).await;
+    let body = got.body();
+    assert_eq!(body["error"]["code"], -32603, "{body}");
+    assert_eq!(body["id"], "c");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("store is unavailable"),
+        "{body}"
+    );
+    assert!(agent.calls().is_empty(), "{:?}", agent.calls());
+}
+
+/// A `redis-server` speaking TLS only, its certificate made for 127.0.0.1; the PEM returned.
+fn tls_redis(dir: &std::path::Path) -> (Child, u16, Vec<u8>) {
+    let certified = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned()]).unwrap();
+    let cert = certified.cert.pem();
+    std::fs::write(dir.join("cert.pem"), &cert).unwrap();
+    std::fs::write(dir.join("key.pem"), certified.signing_key.serialize_pem()).unwrap();
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let path = |name: &str| dir.join(name).to_string_lossy().into_owned();
+    let child = Command::new("redis-server")
+        .args([
+            "--port",
+            "0",
+            "--tls-port",
+            &port.to_string(),
+            "--bind",
+            "127.0.0.1",
+            "--tls-cert-file",
+            &path("cert.pem"),
+            "--tls-key-file",
+            &path("key.pem"),
+            "--tls-ca-cert-file",
+            &path("cert.pem"),
+            "--tls-auth-clients",
+            "no",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("redis-server must be installed (scripts/test installs it)");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "redis-server (TLS) did not start on {port}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    (child, port, cert.into_bytes())
+}
+
+#[tokio::test]
+async fn a_rediss_store_speaks_tls_and_trusts_only_the_ca_it_is_given() {
+    let dir = std::env::temp_dir().join(format!("a2a-bridge-redis-tls-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (mut child, port, cert) = tls_redis(&dir);
+    let url = format!("rediss://127.0.0.1:{port}/");
+
+    let store =
+        RedisStore::new(&url, "default", 1000, Duration::from_mins(10), Some(cert)).unwrap();
+    store.probe().await.unwrap();
+    store
+        .put_registration(&registration("s-tls"))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.registration("s-tls").await.unwrap(),
+        Some(registration("s-tls"))
+    );
+
+    // The system's roots do not hold the test certificate: the handshake is refused.
+    let untrusting = RedisStore::new(&url, "default", 1000, Duration::from_mins(10), None).unwrap();
+    assert!(untrusting.probe().await.is_err());
+    // Plain Redis to a TLS port does not pass either.
+    let plain = RedisStore::new(
+        &format!("redis://127.0.0.1:{port}/"),
+        "default",
+        1000,
+        Duration::from_mins(10),
+        None,
+    )
+    .unwrap();
+    assert!(plain.probe().await.is_err());
+    // A CA file is only for rediss://.
+    assert!(
+        RedisStore::new(
+            "redis://127.0.0.1:1/",
+            "d",
+            1,
+            Duration::from_mins(1),
+            Some(Vec::new())
+        )
+        .is_err()
+    );
+
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&dir);
 }

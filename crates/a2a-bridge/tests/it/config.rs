@@ -165,7 +165,7 @@ fn resolve(text: &str) -> Result<a2a_bridge::config::Resolved, ConfigError> {
 }
 
 #[test]
-fn the_store_is_in_process_unless_a_redis_url_is_given_and_tls_to_redis_is_refused() {
+fn the_store_is_in_process_unless_a_redis_url_is_given_and_a_ca_file_needs_tls() {
     let resolved = resolve("[upstream]\nurl = \"http://a\"\n").unwrap();
     assert_eq!(resolved.store.url, None);
     let resolved = resolve(
@@ -175,12 +175,20 @@ fn the_store_is_in_process_unless_a_redis_url_is_given_and_tls_to_redis_is_refus
     assert_eq!(resolved.store.url.as_deref(), Some("redis://r:6379/2"));
     assert_eq!(resolved.store.tasks_per_scope, 5);
     assert_eq!(resolved.store.ttl, std::time::Duration::from_hours(1));
+    let resolved = resolve(
+        "[upstream]\nurl = \"http://a\"\n[store]\nurl = \"rediss://r\"\nca_file = \"ca.pem\"\n",
+    )
+    .unwrap();
+    assert_eq!(resolved.store.url.as_deref(), Some("rediss://r"));
+    assert_eq!(resolved.store.ca_file.as_deref(), Some(Path::new("ca.pem")));
     let error =
-        resolve("[upstream]\nurl = \"http://a\"\n[store]\nurl = \"rediss://r\"\n").unwrap_err();
-    assert!(
-        error.to_string().contains("rediss://, is not built yet"),
-        "{error}"
-    );
+        resolve("[upstream]\nurl = \"http://a\"\n[store]\nurl = \"memcached://r\"\n").unwrap_err();
+    assert!(error.to_string().contains("rediss:// for TLS"), "{error}");
+    let error = resolve(
+        "[upstream]\nurl = \"http://a\"\n[store]\nurl = \"redis://r\"\nca_file = \"ca.pem\"\n",
+    )
+    .unwrap_err();
+    assert!(error.to_string().contains("store.ca_file"), "{error}");
 
     let cli = Cli::try_parse_from([
         "a2a-bridge",
@@ -193,6 +201,59 @@ fn the_store_is_in_process_unless_a_redis_url_is_given_and_tls_to_redis_is_refus
     let mut config = Config::default();
     cli.apply(&mut config);
     assert_eq!(config.store.url.as_deref(), Some("redis://r/"));
+}
+
+#[test]
+fn push_allows_only_listed_networks_and_the_command_line_adds_to_them() {
+    let resolved = resolve("[upstream]\nurl = \"http://a\"\n").unwrap();
+    assert!(resolved.push.allow_networks.is_empty());
+    assert_eq!(resolved.push.attempts, 5);
+    let resolved = resolve(
+        "[upstream]\nurl = \"http://a\"\n[push]\nallow_networks = [\"10.0.0.0/8\", \"::1\"]\nattempts = 2\nbackoff = \"100ms\"\nqueue = 7\ntimeout = \"3s\"\n",
+    )
+    .unwrap();
+    let networks: Vec<String> = resolved
+        .push
+        .allow_networks
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(networks, ["10.0.0.0/8", "::1/128"]);
+    assert_eq!(resolved.push.attempts, 2);
+    assert_eq!(resolved.push.backoff, std::time::Duration::from_millis(100));
+    assert_eq!(resolved.push.queue, 7);
+    assert_eq!(resolved.push.timeout, std::time::Duration::from_secs(3));
+    let error = Config::parse(
+        Path::new("g.toml"),
+        "[upstream]\nurl = \"http://a\"\n[push]\nallow_networks = [\"not-a-net\"]\n",
+    )
+    .unwrap_err();
+    assert!(error.to_string().contains("is no network"), "{error}");
+
+    let cli = Cli::try_parse_from([
+        "a2a-bridge",
+        "--upstream",
+        "http://a",
+        "--push-allow-network",
+        "127.0.0.0/8",
+        "--push-allow-network",
+        "fd00::/8",
+    ])
+    .unwrap();
+    let mut config = Config::default();
+    config
+        .push
+        .allow_networks
+        .push("10.0.0.0/8".parse().unwrap());
+    cli.apply(&mut config);
+    let networks: Vec<String> = config
+        .push
+        .allow_networks
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(networks, ["10.0.0.0/8", "127.0.0.0/8", "fd00::/8"]);
+    assert!(Cli::try_parse_from(["a2a-bridge", "--push-allow-network", "nope"]).is_err());
 }
 
 #[test]
