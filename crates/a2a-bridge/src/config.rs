@@ -162,6 +162,8 @@ pub struct StoreSection {
     /// PEM certificates that alone are trusted for a `rediss://` server (instead of the
     /// system's roots).
     pub ca_file: Option<PathBuf>,
+    /// The header that names a caller's scope when the bridge checks no credential.
+    pub scope_header: Option<String>,
     /// The most tasks kept per caller scope and route.
     pub tasks_per_scope: usize,
     /// How long a scope's tasks are kept after its last write.
@@ -174,6 +176,7 @@ impl Default for StoreSection {
         Self {
             url: None,
             ca_file: None,
+            scope_header: None,
             tasks_per_scope: 10_000,
             ttl: Duration::from_hours(24),
         }
@@ -714,6 +717,13 @@ impl Config {
             }
             _ => {}
         }
+        if let Some(name) = &self.store.scope_header
+            && HeaderName::from_bytes(name.as_bytes()).is_err()
+        {
+            return Err(invalid(format!(
+                "store.scope_header {name:?} is not a valid header name"
+            )));
+        }
         let public_url = self
             .public_url
             .clone()
@@ -899,6 +909,11 @@ impl Config {
                 stream_idle: self.timeouts.stream_idle,
             },
             auth,
+            scope_header: self
+                .store
+                .scope_header
+                .as_ref()
+                .and_then(|name| HeaderName::from_bytes(name.as_bytes()).ok()),
         }
     }
 }

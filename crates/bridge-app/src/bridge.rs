@@ -388,6 +388,7 @@ impl Bridge {
             &cached.card,
             &self.settings.public_url,
             &self.codecs.interfaces(&self.settings.bindings),
+            cached.revision,
         );
         let served = match card::serve(presented.value, view, &self.codecs) {
             Ok(served) => served,

@@ -194,14 +194,25 @@ pub fn across_revisions(mut card: AgentCard) -> Translated<AgentCard> {
     }
 }
 
+/// The extension a card declares when the bridge answers `ListTasks` itself (for a 0.3 agent,
+/// whose revision has no task listing): it says which tasks are listed.
+pub const TASK_LISTING_EXTENSION: &str = "urn:a2a-bridge:task-listing:v1";
+
+/// What [`TASK_LISTING_EXTENSION`] tells a caller.
+pub const TASK_LISTING_DESCRIPTION: &str = "ListTasks is answered by a2a-bridge, not by the agent \
+(whose A2A 0.3 has no task listing): only tasks created or read through this bridge are listed, \
+each caller seeing the tasks of its own credential";
+
 /// The card as the bridge presents it: its own endpoints, no signatures. `served` lists the
 /// interfaces the bridge serves (binding and revision): JSON-RPC comes first, then HTTP+JSON;
-/// within a binding the 1.0 interface comes before its 0.3 mirror.
+/// within a binding the 1.0 interface comes before its 0.3 mirror. The card of a 0.3 agent
+/// (`upstream`) declares [`TASK_LISTING_EXTENSION`].
 #[must_use]
 pub fn present(
     card: &AgentCard,
     public_url: &str,
     served: &[(Binding, Revision)],
+    upstream: Revision,
 ) -> Translated<AgentCard> {
     let mut losses = Vec::new();
     let mut card = card.clone();
@@ -224,6 +235,17 @@ pub fn present(
         })
         .collect();
     card.protocol_version = Some("0.3.0".to_owned());
+    if upstream == Revision::V0_3 {
+        card.capabilities
+            .extensions
+            .get_or_insert_with(Vec::new)
+            .push(bridge_ir::AgentExtension {
+                uri: TASK_LISTING_EXTENSION.to_owned(),
+                description: Some(TASK_LISTING_DESCRIPTION.to_owned()),
+                required: Some(false),
+                params: None,
+            });
+    }
     Translated {
         value: card,
         losses,

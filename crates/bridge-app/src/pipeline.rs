@@ -186,13 +186,38 @@ pub(crate) fn authorized(auth: &InboundAuth, headers: &HeaderMap) -> bool {
     }) || key.is_some_and(|key| auth.api_keys.iter().any(|k| constant_time_eq(k, key)))
 }
 
-/// The scope of a call's tasks: a digest of the credential the bridge checked (the bearer token
-/// or API key, never stored as it is), else the one shared scope `""`.
-pub(crate) fn scope_of(auth: Option<&InboundAuth>, headers: &HeaderMap) -> String {
+/// The scope of a call's tasks and push configs: a digest of the credential the bridge checked
+/// (the bearer token or API key, never stored as it is), else of the value of the configured
+/// scope header, else the one shared scope `""`.
+pub(crate) fn scope_of(
+    auth: Option<&InboundAuth>,
+    scope_header: Option<&http::HeaderName>,
+    headers: &HeaderMap,
+) -> String {
     use sha2::Digest as _;
-    let Some(auth) = auth else {
-        return String::new();
+    let checked = auth.and_then(|auth| checked_credential(auth, headers));
+    let named = || {
+        scope_header
+            .and_then(|name| headers.get(name))
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .map(|v| format!("header:{v}"))
     };
+    checked.or_else(named).map_or_else(String::new, |identity| {
+        let digest = sha2::Sha256::digest(identity.as_bytes());
+        digest
+            .iter()
+            .fold(String::with_capacity(64), |mut out, byte| {
+                use std::fmt::Write as _;
+                let _ = write!(out, "{byte:02x}");
+                out
+            })
+    })
+}
+
+/// The credential of the caller's the bridge checked, tagged with its kind.
+fn checked_credential(auth: &InboundAuth, headers: &HeaderMap) -> Option<String> {
     let bearer = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -205,22 +230,15 @@ pub(crate) fn scope_of(auth: Option<&InboundAuth>, headers: &HeaderMap) -> Strin
                     .any(|t| constant_time_eq(t, token.trim()))
         })
         .map(|(_, token)| format!("bearer:{}", token.trim()));
-    let key = headers
-        .get(&auth.api_key_header)
-        .and_then(|v| v.to_str().ok())
-        .map(str::trim)
-        .filter(|key| auth.api_keys.iter().any(|k| constant_time_eq(k, key)))
-        .map(|key| format!("key:{key}"));
-    bearer.or(key).map_or_else(String::new, |credential| {
-        let digest = sha2::Sha256::digest(credential.as_bytes());
-        digest
-            .iter()
-            .fold(String::with_capacity(64), |mut out, byte| {
-                use std::fmt::Write as _;
-                let _ = write!(out, "{byte:02x}");
-                out
-            })
-    })
+    let key = || {
+        headers
+            .get(&auth.api_key_header)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+            .filter(|key| auth.api_keys.iter().any(|k| constant_time_eq(k, key)))
+            .map(|key| format!("key:{key}"))
+    };
+    bearer.or_else(key)
 }
 
 /// The caller's headers less the credential the bridge itself checked: a gateway token is
@@ -563,7 +581,11 @@ pub(crate) async fn serve(
         caller: caller.revision,
         binding: caller.binding,
         method: caller.method,
-        scope: scope_of(bridge.settings.auth.as_ref(), &headers),
+        scope: scope_of(
+            bridge.settings.auth.as_ref(),
+            bridge.settings.scope_header.as_ref(),
+            &headers,
+        ),
         caller_headers: without_gateway_credentials(bridge.settings.auth.as_ref(), headers),
         upstream,
         upstream_binding,
@@ -579,7 +601,7 @@ pub(crate) async fn serve(
     {
         return refuse(bridge, &context, error);
     }
-    dispatch(bridge, context, call, card).await
+    dispatch(bridge, context, call).await
 }
 
 /// The upstream's revision, binding and call URL, from its card (also returned), else from the
@@ -640,12 +662,7 @@ pub(crate) async fn task_for_push(
     read_task(bridge, context, task_id, None).await
 }
 
-async fn dispatch(
-    bridge: &Arc<Bridge>,
-    context: Context,
-    mut call: Call,
-    card: Option<Arc<CachedCard>>,
-) -> InboundResponse {
+async fn dispatch(bridge: &Arc<Bridge>, context: Context, mut call: Call) -> InboundResponse {
     let toward_0_3 = context.upstream == Revision::V0_3;
     if toward_0_3 && let Call::ListTasks(params) = &call {
         let outcome = list_tasks(bridge, &context, params).await.map(Reply::Tasks);
@@ -729,7 +746,7 @@ async fn dispatch(
                 other => other,
             };
             let outcome =
-                outcome.map(|reply| shape_reply(reply, strip_history, bridge, card.as_deref()));
+                outcome.map(|reply| shape_reply(reply, strip_history, bridge, context.upstream));
             respond(bridge, &context, outcome, &headers)
         }
     }
@@ -812,12 +829,7 @@ fn requests_no_history(call: &Call) -> bool {
 }
 
 /// Applies what the bridge does to an answer: history stripped, cards re-presented.
-fn shape_reply(
-    reply: Reply,
-    strip_history: bool,
-    bridge: &Bridge,
-    _card: Option<&CachedCard>,
-) -> Reply {
+fn shape_reply(reply: Reply, strip_history: bool, bridge: &Bridge, upstream: Revision) -> Reply {
     match reply {
         Reply::Task(mut task) if strip_history => {
             task.history = None;
@@ -832,6 +844,7 @@ fn shape_reply(
                 &card,
                 &bridge.settings.public_url,
                 &bridge.codecs.interfaces(&bridge.settings.bindings),
+                upstream,
             );
             Reply::Card(Box::new(presented.value))
         }

@@ -27,6 +27,9 @@ pub struct Settings {
     pub timeouts: Timeouts,
     /// Credentials callers must present, if any.
     pub auth: Option<InboundAuth>,
+    /// The header naming a caller's scope (its tasks and push configs) when the bridge checked
+    /// no credential of the caller's; absent or without it, callers share one scope.
+    pub scope_header: Option<http::HeaderName>,
     /// The card served to callers that name no revision.
     pub card_view: CardView,
     /// The bindings served to callers (at least one); the card lists only these.
@@ -209,6 +212,7 @@ impl Settings {
             limits: Limits::default(),
             timeouts: Timeouts::default(),
             auth: None,
+            scope_header: None,
         }
     }
 }

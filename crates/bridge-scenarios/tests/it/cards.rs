@@ -106,3 +106,30 @@ async fn a_matching_if_none_match_gets_304() {
     };
     assert_eq!(status, 200, "the 0.3 view has its own ETag");
 }
+
+#[tokio::test]
+async fn the_card_of_a_0_3_agent_says_that_only_tasks_made_through_the_bridge_are_listed() {
+    let listing = |body: &serde_json::Value| {
+        body["capabilities"]["extensions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|e| e["uri"] == bridge_app::card::TASK_LISTING_EXTENSION)
+            .cloned()
+    };
+    for headers in [&[V1][..], &[("A2A-Version", "0.3")][..], &[][..]] {
+        let got = card(headers, card_v03()).await;
+        let extension = listing(got.body()).unwrap_or_else(|| panic!("{}", got.body()));
+        assert!(
+            extension["description"]
+                .as_str()
+                .unwrap()
+                .contains("only tasks created or read through this bridge are listed"),
+            "{extension}"
+        );
+        assert_ne!(extension["required"], true, "optional: {extension}");
+    }
+    // A 1.0 agent lists its own tasks: its card says nothing of the kind.
+    let got = card(&[V1], card_v10()).await;
+    assert!(listing(got.body()).is_none(), "{}", got.body());
+}

@@ -285,6 +285,42 @@ async fn each_credential_lists_only_its_own_tasks() {
 }
 
 #[tokio::test]
+async fn without_a_checked_credential_the_scope_header_names_the_scope() {
+    let agent = keeping_agent();
+    let b = bridge(agent, |settings| {
+        settings.scope_header = Some(http::HeaderName::from_static("x-tenant"));
+    });
+    let one = ("x-tenant", "team-one");
+    let two = ("x-tenant", "team-two");
+    rpc(&b, &[V1, one], &send_text("alpha")).await;
+    rpc(&b, &[V1], &send_text("berry")).await;
+    let got = rpc(&b, &[V1, one], &list(json!({}))).await;
+    assert_eq!(ids(got.body()), ["t-alpha"]);
+    let got = rpc(&b, &[V1, two], &list(json!({}))).await;
+    assert_eq!(ids(got.body()), Vec::<String>::new(), "{}", got.body());
+    // Without the header (or with it empty) a caller is in the one shared scope.
+    let got = rpc(&b, &[V1], &list(json!({}))).await;
+    assert_eq!(ids(got.body()), ["t-berry"]);
+    let got = rpc(&b, &[V1, ("x-tenant", " ")], &list(json!({}))).await;
+    assert_eq!(ids(got.body()), ["t-berry"]);
+
+    // A checked credential wins over the header.
+    let agent = keeping_agent();
+    let b = bridge(agent, |settings| {
+        settings.scope_header = Some(http::HeaderName::from_static("x-tenant"));
+        settings.auth = Some(bridge_app::settings::InboundAuth {
+            bearer_tokens: vec!["one".into()],
+            api_keys: Vec::new(),
+            api_key_header: http::HeaderName::from_static("x-api-key"),
+        });
+    });
+    let bearer = ("authorization", "Bearer one");
+    rpc(&b, &[V1, bearer, one], &send_text("alpha")).await;
+    let got = rpc(&b, &[V1, bearer, two], &list(json!({}))).await;
+    assert_eq!(ids(got.body()), ["t-alpha"]);
+}
+
+#[tokio::test]
 async fn a_message_to_a_terminal_task_of_a_0_3_agent_is_refused_as_unsupported() {
     // Every call, `tasks/get` included, finds the task completed.
     let agent = upstream(card_v03(), |_, body| ok(&body["id"], task_v03("completed")));
