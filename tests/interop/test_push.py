@@ -31,10 +31,18 @@ CREDENTIALS = 'interop-credentials'
 STREAM_MEMBERS = ('task', 'statusUpdate', 'artifactUpdate', 'message')
 
 
-def push_run(client: str, base: str, webhook, path: str, logs) -> dict[str, Any]:
-    """Runs `push_delivery` against `base` with the webhook at `path`; its scenario document."""
+def push_run(
+    client: str, base: str, webhook, path: str, logs, binding: str = 'jsonrpc'
+) -> dict[str, Any]:
+    """Runs `push_delivery` against `base` over `binding` with the webhook at `path`; its
+    scenario document."""
     document = run_client(
-        client, base, ['push_delivery'], logs, env={'INTEROP_WEBHOOK': f'{webhook.url}{path}'}
+        client,
+        base,
+        ['push_delivery'],
+        logs,
+        binding,
+        env={'INTEROP_WEBHOOK': f'{webhook.url}{path}'},
     )
     scenario = document['scenarios']['push_delivery']
     assert 'error' not in scenario, json.dumps(scenario, indent=1)[:3000]
@@ -134,6 +142,33 @@ def test_each_subscriber_gets_every_delivery_in_its_own_revision_with_its_creden
     if client == agent:
         # Same revision on both sides: what arrives is what the agent would have sent directly.
         assert [shape(h.body, client) for h in hits] == direct_shapes[agent], [h.body for h in hits]
+
+
+# Other bindings: the 1.0 client over HTTP+JSON (a2a-sdk 0.3.26's REST client has no push-config
+# calls), and agents the bridge calls over HTTP+JSON.
+OTHER_BINDINGS = [
+    ('1.0', 'rest', '0.3'),
+    ('1.0', 'rest', '1.0'),
+    ('0.3', 'jsonrpc', '0.3-rest'),
+    ('1.0', 'jsonrpc', '0.3-rest'),
+    ('0.3', 'jsonrpc', '1.0-rest'),
+    ('1.0', 'jsonrpc', '1.0-rest'),
+]
+
+
+@pytest.mark.parametrize(
+    ('client', 'binding', 'agent'),
+    OTHER_BINDINGS,
+    ids=[f'{c}-client-over-{b}-{a}-agent' for c, b, a in OTHER_BINDINGS],
+)
+def test_push_works_through_every_binding_the_bridge_serves_and_calls(
+    client, binding, agent, bridges, webhook, logs
+):
+    path = f'/binding-{client}-{binding}-{agent}-{uuid.uuid4().hex[:6]}'
+    scenario = push_run(client, bridges[agent].url, webhook, path, logs, binding)
+    check_created(scenario, client, path, webhook)
+    hits = webhook.wait(path, until_completed(client))
+    check_deliveries(hits, client, scenario['taskId'], via_bridge=True)
 
 
 @pytest.mark.parametrize(('client', 'agent'), [('1.0', '0.3'), ('0.3', '1.0')])

@@ -72,15 +72,15 @@ async fn recorder(label: &'static str) -> (SocketAddr, Arc<Recorder>) {
 }
 
 /// A running gateway: its public address, its admin address, and the gateway itself.
-struct Running {
-    addr: SocketAddr,
-    admin: SocketAddr,
-    gateway: Arc<Gateway>,
+pub(crate) struct Running {
+    pub(crate) addr: SocketAddr,
+    pub(crate) admin: SocketAddr,
+    pub(crate) gateway: Arc<Gateway>,
     _refreshers: Refreshers,
 }
 
 /// Starts a gateway from `toml` (where `{listen}` is replaced by the bound address).
-async fn start(toml: &str) -> Running {
+pub(crate) async fn start(toml: &str) -> Running {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let text = toml.replace("{listen}", &addr.to_string());
@@ -118,7 +118,7 @@ async fn start(toml: &str) -> Running {
     }
 }
 
-fn client() -> reqwest::Client {
+pub(crate) fn client() -> reqwest::Client {
     reqwest::Client::builder().no_proxy().build().unwrap()
 }
 
@@ -152,12 +152,12 @@ async fn send_1_0(url: &str, headers: &[(&str, &str)]) -> Value {
     request.send().await.unwrap().json().await.unwrap()
 }
 
-async fn get(url: String) -> (u16, String) {
+pub(crate) async fn get(url: String) -> (u16, String) {
     let response = client().get(url).send().await.unwrap();
     (response.status().as_u16(), response.text().await.unwrap())
 }
 
-async fn wait_ready(running: &Running) {
+pub(crate) async fn wait_ready(running: &Running) {
     for _ in 0..100 {
         if running.gateway.not_ready().is_empty() {
             return;
@@ -168,7 +168,7 @@ async fn wait_ready(running: &Running) {
 }
 
 /// The value of the first sample of `metric` whose labels contain every one of `labels`.
-fn sample(metrics: &str, metric: &str, labels: &[&str]) -> Option<f64> {
+pub(crate) fn sample(metrics: &str, metric: &str, labels: &[&str]) -> Option<f64> {
     metrics
         .lines()
         .filter(|line| !line.starts_with('#'))

@@ -9,5 +9,6 @@ mod docs;
 mod end_to_end;
 mod gateway;
 mod process;
+mod push;
 mod reload;
 mod translate;
