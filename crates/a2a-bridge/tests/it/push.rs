@@ -255,20 +255,29 @@ async fn a_failing_subscriber_is_retried_in_order_while_the_agent_is_answered_at
 
     let (_, metrics) = get(format!("http://{}/metrics", running.admin)).await;
     let count = |metric: &str, outcome: &str| {
-        sample(&metrics, metric, &[&format!("outcome=\"{outcome}\"")]).unwrap_or(0.0)
+        sample(&metrics, metric, &[&format!("outcome=\"{outcome}\"")])
     };
     assert_eq!(
         count("a2a_bridge_push_received_total", "queued"),
-        3.0,
+        Some(3.0),
         "{metrics}"
     );
     assert_eq!(
         count("a2a_bridge_push_received_total", "unknown_secret"),
-        1.0
+        Some(1.0)
     );
-    assert_eq!(count("a2a_bridge_push_received_total", "bad_token"), 1.0);
-    assert_eq!(count("a2a_bridge_push_deliveries_total", "retried"), 2.0);
-    assert_eq!(count("a2a_bridge_push_deliveries_total", "delivered"), 3.0);
+    assert_eq!(
+        count("a2a_bridge_push_received_total", "bad_token"),
+        Some(1.0)
+    );
+    assert_eq!(
+        count("a2a_bridge_push_deliveries_total", "retried"),
+        Some(2.0)
+    );
+    assert_eq!(
+        count("a2a_bridge_push_deliveries_total", "delivered"),
+        Some(3.0)
+    );
 }
 
 #[tokio::test]
