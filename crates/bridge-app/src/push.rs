@@ -534,6 +534,12 @@ async fn translated(
     if let Some(what) = crate::pipeline::unidentified_event(&event) {
         return Err(bad_body(format!("it is {what}")));
     }
+    // A task passing from a 0.3 agent keeps the task index current, as every other one does.
+    if agent == Revision::V0_3
+        && let StreamEvent::Task(task) = &event
+    {
+        crate::pipeline::index_task(bridge, context, task).await;
+    }
     let task_id = match &event {
         StreamEvent::Task(task) => task.id.clone(),
         StreamEvent::StatusUpdate(update) => update.task_id.clone(),

@@ -196,6 +196,20 @@ async fn a_1_0_subscriber_of_a_0_3_agent_gets_each_task_as_a_stream_response_wit
     assert_eq!(body["task"]["status"]["state"], "TASK_STATE_COMPLETED");
     assert!(body["task"].get("kind").is_none());
 
+    // The task the delivery carried is in the task index of the subscriber's scope.
+    let listed = rpc(
+        &b,
+        &[V1],
+        &json!({"jsonrpc": "2.0", "id": 5, "method": "ListTasks", "params": {}}),
+    )
+    .await;
+    assert_eq!(
+        listed.body()["result"]["tasks"][0]["id"],
+        "t-1",
+        "{:?}",
+        listed.body()
+    );
+
     // Deleting forgets the registration: the webhook is gone.
     let deleted = rpc(
         &b,
