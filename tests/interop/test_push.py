@@ -306,6 +306,49 @@ def test_two_instances_on_one_redis_deliver_each_others_registrations_and_surviv
         stop(two.process)
 
 
+def test_deliveries_an_instance_held_when_it_was_killed_are_delivered_by_another(
+    agents, webhook, logs, redis_url, tmp_path
+):
+    """Instance one takes the 1.0 agent's deliveries while the subscriber is down and is killed
+    (SIGKILL) holding them; instance two, on the same Redis, takes them over once their lease
+    runs out and delivers every one, in order."""
+    binary = bridge_binary()
+    if not binary.is_file():
+        pytest.skip(f'bridge binary not built: {binary} does not exist')
+    agent = agents['1.0']
+    config = tmp_path / 'lease.toml'
+    config.write_text(
+        f'[upstream]\nurl = "{agent.url.rstrip("/")}"\n[demo]\nenabled = false\n'
+        f'[store]\nurl = "{redis_url()}"\n'
+        '[push]\nallow_networks = ["127.0.0.0/8"]\nattempts = 1000\nbackoff = "100ms"\nlease = "2s"\n'
+    )
+    path = f'/killed-{uuid.uuid4().hex[:6]}'
+    webhook.fail[path] = 10**6
+    one = start_bridge(binary, agent, logs, ('--config', str(config)), '-lease-one')
+    try:
+        scenario = push_run('0.3', one.url, webhook, path, logs)
+        # The agent's three deliveries reached instance one, which is still retrying the first.
+        webhook.wait(path, lambda hits: len(hits) >= 3, timeout=5.0)
+        one.process.kill()
+        one.process.wait()
+    finally:
+        stop(one.process)
+    webhook.fail[path] = 0
+    before = len(webhook.at(path))
+    two = start_bridge(binary, agent, logs, ('--config', str(config)), '-lease-two')
+    try:
+        hits = webhook.wait(path, until_completed('0.3'), timeout=20.0)
+    finally:
+        stop(two.process)
+    delivered = [h for h in hits[before:] if h.status == 200]
+    assert [shape(h.body, '0.3') for h in delivered] == [
+        ('task', 'working'),
+        ('task', 'working'),
+        ('task', 'completed'),
+    ], [h.body for h in delivered]
+    assert all(task_of(h.body, '0.3') == scenario['taskId'] for h in delivered), delivered
+
+
 def free_port() -> int:
     from conftest import free_port as pick
 

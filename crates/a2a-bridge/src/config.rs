@@ -104,6 +104,9 @@ pub struct PushSection {
     /// The deadline of one attempt.
     #[serde(deserialize_with = "duration")]
     pub timeout: Duration,
+    /// How long a pending delivery stays leased to an instance between renewals.
+    #[serde(deserialize_with = "duration")]
+    pub lease: Duration,
 }
 
 impl Default for PushSection {
@@ -115,6 +118,7 @@ impl Default for PushSection {
             backoff: d.backoff,
             queue: d.queue,
             timeout: d.timeout,
+            lease: d.lease,
         }
     }
 }
@@ -129,6 +133,7 @@ impl PushSection {
             backoff: self.backoff,
             queue: self.queue.max(1),
             timeout: self.timeout,
+            lease: self.lease.max(Duration::from_secs(1)),
         }
     }
 }

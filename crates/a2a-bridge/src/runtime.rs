@@ -493,16 +493,7 @@ impl Wiring {
                     )),
                 },
             };
-            // Queues in flight survive a reload that leaves the push settings alone.
-            let pusher = match before {
-                Some(before) if before.pusher.settings() == &resolved.push => {
-                    Arc::clone(&before.pusher)
-                }
-                _ => Arc::new(
-                    ReqwestPusher::new(resolved.push.clone(), metrics.observer(&config.name))
-                        .map_err(BuildError::Push)?,
-                ),
-            };
+            let pusher = route_pusher(before, &resolved, &config.name, &store, metrics)?;
             let port: Arc<dyn Upstream> = if config.headers.is_empty() {
                 Arc::clone(&upstream) as Arc<dyn Upstream>
             } else {
@@ -539,6 +530,30 @@ impl Wiring {
             table: RouteTable::new(table),
             fresh,
         })
+    }
+}
+
+/// The route's push adapter: the previous generation's (with the deliveries it holds) while the
+/// push settings and the store stay the same, else a new one.
+fn route_pusher(
+    before: Option<&RouteWiring>,
+    resolved: &Resolved,
+    route: &str,
+    store: &Arc<dyn Store>,
+    metrics: &Arc<Metrics>,
+) -> Result<Arc<ReqwestPusher>, BuildError> {
+    match before {
+        Some(before)
+            if before.pusher.settings() == &resolved.push && Arc::ptr_eq(&before.store, store) =>
+        {
+            Ok(Arc::clone(&before.pusher))
+        }
+        _ => ReqwestPusher::new(
+            resolved.push.clone(),
+            metrics.observer(route),
+            Arc::clone(store),
+        )
+        .map_err(BuildError::Push),
     }
 }
 

@@ -127,6 +127,9 @@ impl Registration {
 /// One notification ready to go to a subscriber.
 #[derive(Debug, Clone)]
 pub struct Delivery {
+    /// The pending delivery's id in the store (`crate::store::Pending`): forgotten there once
+    /// the delivery is finished.
+    pub id: String,
     /// The subscriber's URL.
     pub url: String,
     /// The subscriber's credentials and the content headers.
@@ -154,12 +157,19 @@ pub trait Pusher: Send + Sync + std::fmt::Debug {
     /// refused.
     fn check(&self, url: &str) -> BoxFuture<'static, Result<(), String>>;
 
-    /// Queues `delivery` for its target; delivery happens later, in order per target.
+    /// Queues `delivery` for its target; delivery happens later, in order per target. The
+    /// delivery is already pending in the store; the pusher forgets it there when finished.
     ///
     /// # Errors
     ///
     /// [`PushError`] when it cannot be queued.
     fn enqueue(&self, delivery: Delivery) -> Result<(), PushError>;
+
+    /// How long a pending delivery stays leased to this instance without a renewal; past it,
+    /// another instance may take it over.
+    fn lease(&self) -> std::time::Duration {
+        std::time::Duration::from_mins(1)
+    }
 }
 
 /// The pusher of a bridge built without one: it refuses every webhook, so no caller's
@@ -452,22 +462,94 @@ pub(crate) async fn receive(
         Err((outcome, status, message)) => return refused(bridge, outcome, status, &message),
     };
     let delivery = Delivery {
+        id: uuid::Uuid::new_v4().to_string(),
         url: registration.config.url.clone(),
         headers: subscriber_headers(&registration),
         body: body.0,
         task_id: body.1,
     };
+    // Pending in the store before the agent is answered: if this instance goes away, another
+    // one takes the delivery over once its lease runs out.
+    let Some(pending) = pending_of(&delivery) else {
+        return refused(
+            bridge,
+            Received::BadBody,
+            StatusCode::BAD_REQUEST,
+            "the delivery's body is not UTF-8 JSON",
+        );
+    };
+    if let Err(error) = bridge
+        .store
+        .put_pending(&pending, bridge.pusher.lease())
+        .await
+    {
+        return refused(
+            bridge,
+            Received::Unavailable,
+            StatusCode::SERVICE_UNAVAILABLE,
+            &error.to_string(),
+        );
+    }
+    let id = delivery.id.clone();
     match bridge.pusher.enqueue(delivery) {
         Ok(()) => {
             bridge.observer.push_received(Received::Queued);
             plain(StatusCode::OK, "queued")
         }
-        Err(error) => refused(
-            bridge,
-            Received::Unavailable,
-            StatusCode::SERVICE_UNAVAILABLE,
-            &error.to_string(),
-        ),
+        Err(error) => {
+            if let Err(error) = bridge.store.drop_pending(&id).await {
+                tracing::warn!(%error, "a refused delivery could not be forgotten; it will be retried");
+            }
+            refused(
+                bridge,
+                Received::Unavailable,
+                StatusCode::SERVICE_UNAVAILABLE,
+                &error.to_string(),
+            )
+        }
+    }
+}
+
+/// The store's record of a delivery.
+#[must_use]
+pub fn pending_of(delivery: &Delivery) -> Option<crate::store::Pending> {
+    let seq = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
+    Some(crate::store::Pending {
+        id: delivery.id.clone(),
+        seq,
+        url: delivery.url.clone(),
+        headers: delivery
+            .headers
+            .iter()
+            .filter_map(|(name, value)| {
+                Some((name.as_str().to_owned(), value.to_str().ok()?.to_owned()))
+            })
+            .collect(),
+        body: String::from_utf8(delivery.body.to_vec()).ok()?,
+        task_id: delivery.task_id.clone(),
+    })
+}
+
+/// A delivery again from the store's record.
+#[must_use]
+pub fn delivery_of(pending: &crate::store::Pending) -> Delivery {
+    let mut headers = HeaderMap::new();
+    for (name, value) in &pending.headers {
+        if let (Ok(name), Ok(value)) = (
+            http::HeaderName::from_bytes(name.as_bytes()),
+            HeaderValue::from_str(value),
+        ) {
+            headers.append(name, value);
+        }
+    }
+    Delivery {
+        id: pending.id.clone(),
+        url: pending.url.clone(),
+        headers,
+        body: Bytes::from(pending.body.clone()),
+        task_id: pending.task_id.clone(),
     }
 }
 
@@ -679,6 +761,28 @@ mod tests {
         assert_eq!(headers[header::AUTHORIZATION], "Bearer cred");
         assert_eq!(headers[&crate::headers::A2A_VERSION], "1.0");
         assert_eq!(headers[header::CONTENT_TYPE], "application/json");
+    }
+
+    #[test]
+    fn a_delivery_and_its_pending_record_carry_the_same_request() {
+        let registration = registration(Revision::V1_0, true);
+        let delivery = Delivery {
+            id: "d-1".into(),
+            url: registration.config.url.clone(),
+            headers: subscriber_headers(&registration),
+            body: Bytes::from_static(br#"{"task":{"id":"t-1"}}"#),
+            task_id: "t-1".into(),
+        };
+        let pending = pending_of(&delivery).unwrap();
+        let again = delivery_of(&crate::store::Pending::from_json(&pending.to_json()).unwrap());
+        assert_eq!(again.id, "d-1");
+        assert_eq!(again.url, delivery.url);
+        assert_eq!(again.headers, delivery.headers);
+        assert_eq!(again.body, delivery.body);
+        assert_eq!(again.task_id, "t-1");
+        let mut binary = delivery;
+        binary.body = Bytes::from_static(&[0xff, 0xfe]);
+        assert!(pending_of(&binary).is_none());
     }
 
     #[test]

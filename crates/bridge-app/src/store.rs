@@ -28,6 +28,72 @@ use futures_util::future::BoxFuture;
 
 use crate::push::Registration;
 
+/// A push delivery accepted from the agent and not yet finished: what another instance needs
+/// to deliver it if the one that took it goes away.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pending {
+    /// Unique per delivery.
+    pub id: String,
+    /// When it was accepted (nanoseconds since the Unix epoch): claimed deliveries go out in
+    /// this order.
+    pub seq: u64,
+    /// The subscriber's URL.
+    pub url: String,
+    /// The headers to send, in order.
+    pub headers: Vec<(String, String)>,
+    /// The body, in the subscriber's revision (JSON text).
+    pub body: String,
+    /// The task it is about.
+    pub task_id: String,
+}
+
+impl Pending {
+    /// The delivery as the JSON a shared store keeps.
+    #[must_use]
+    pub fn to_json(&self) -> String {
+        serde_json::json!({
+            "id": self.id, "seq": self.seq, "url": self.url, "headers": self.headers,
+            "body": self.body, "task_id": self.task_id,
+        })
+        .to_string()
+    }
+
+    /// A delivery read back from [`Pending::to_json`]; `None` for anything else.
+    #[must_use]
+    pub fn from_json(text: &str) -> Option<Self> {
+        let value: serde_json::Value = serde_json::from_str(text).ok()?;
+        let text = |key: &str| value.get(key)?.as_str().map(str::to_owned);
+        let headers = value
+            .get("headers")?
+            .as_array()?
+            .iter()
+            .map(|pair| {
+                let pair = pair.as_array()?;
+                Some((
+                    pair.first()?.as_str()?.to_owned(),
+                    pair.get(1)?.as_str()?.to_owned(),
+                ))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(Self {
+            id: text("id")?,
+            seq: value.get("seq")?.as_u64()?,
+            url: text("url")?,
+            headers,
+            body: text("body")?,
+            task_id: text("task_id").unwrap_or_default(),
+        })
+    }
+}
+
+/// Milliseconds since the Unix epoch: lease times every instance compares alike.
+#[must_use]
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
 /// How many push registrations the in-process store keeps at most: past it, a new one is
 /// refused (forgetting a live one would silently stop its deliveries).
 const MAX_REGISTRATIONS: usize = 100_000;
@@ -75,6 +141,33 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// Forgets the push registration with this secret.
     fn drop_registration(&self, secret: &str) -> BoxFuture<'_, Result<(), StoreError>>;
 
+    /// Keeps a delivery the bridge accepted from the agent until it is finished, leased to the
+    /// instance delivering it for `lease` from now.
+    fn put_pending(
+        &self,
+        pending: &Pending,
+        lease: Duration,
+    ) -> BoxFuture<'_, Result<(), StoreError>>;
+
+    /// Extends the leases of these pending deliveries (the ones still known) to `lease` from
+    /// now.
+    fn renew_pending(
+        &self,
+        ids: &[String],
+        lease: Duration,
+    ) -> BoxFuture<'_, Result<(), StoreError>>;
+
+    /// Takes over at most `max` pending deliveries whose lease ran out (their instance went
+    /// away), leasing them for `lease` from now; oldest first.
+    fn claim_pending(
+        &self,
+        lease: Duration,
+        max: usize,
+    ) -> BoxFuture<'_, Result<Vec<Pending>, StoreError>>;
+
+    /// Forgets a finished delivery (delivered, given up or refused).
+    fn drop_pending(&self, id: &str) -> BoxFuture<'_, Result<(), StoreError>>;
+
     /// Whether the store answers now (`/readyz`, `a2a_bridge_store_up`); an in-process store
     /// always does.
     fn probe(&self) -> BoxFuture<'_, Result<(), StoreError>> {
@@ -99,6 +192,7 @@ type Registrations = HashMap<String, (Registration, Instant)>;
 pub struct MemoryStore {
     scopes: Mutex<(HashMap<String, Scope>, u64)>,
     registrations: Mutex<Registrations>,
+    pending: Mutex<HashMap<String, (Pending, u64)>>,
     per_scope: usize,
     ttl: Duration,
 }
@@ -118,6 +212,7 @@ impl MemoryStore {
         Self {
             scopes: Mutex::new((HashMap::new(), 0)),
             registrations: Mutex::new(HashMap::new()),
+            pending: Mutex::new(HashMap::new()),
             per_scope: per_scope.max(1),
             ttl,
         }
@@ -274,9 +369,83 @@ impl Store for MemoryStore {
         });
         Box::pin(async move { result })
     }
+
+    fn put_pending(
+        &self,
+        pending: &Pending,
+        lease: Duration,
+    ) -> BoxFuture<'_, Result<(), StoreError>> {
+        let until = lease_until(lease);
+        let result = self.pending_locked(|kept| {
+            kept.insert(pending.id.clone(), (pending.clone(), until));
+        });
+        Box::pin(async move { result })
+    }
+
+    fn renew_pending(
+        &self,
+        ids: &[String],
+        lease: Duration,
+    ) -> BoxFuture<'_, Result<(), StoreError>> {
+        let until = lease_until(lease);
+        let result = self.pending_locked(|kept| {
+            for id in ids {
+                if let Some((_, at)) = kept.get_mut(id) {
+                    *at = until;
+                }
+            }
+        });
+        Box::pin(async move { result })
+    }
+
+    fn claim_pending(
+        &self,
+        lease: Duration,
+        max: usize,
+    ) -> BoxFuture<'_, Result<Vec<Pending>, StoreError>> {
+        let now = now_ms();
+        let until = lease_until(lease);
+        let result = self.pending_locked(|kept| {
+            let mut expired: Vec<&mut (Pending, u64)> =
+                kept.values_mut().filter(|(_, at)| *at <= now).collect();
+            expired.sort_by_key(|(p, _)| p.seq);
+            expired
+                .into_iter()
+                .take(max)
+                .map(|(pending, at)| {
+                    *at = until;
+                    pending.clone()
+                })
+                .collect()
+        });
+        Box::pin(async move { result })
+    }
+
+    fn drop_pending(&self, id: &str) -> BoxFuture<'_, Result<(), StoreError>> {
+        let result = self.pending_locked(|kept| {
+            kept.remove(id);
+        });
+        Box::pin(async move { result })
+    }
+}
+
+/// The end of a lease of `lease` from now, in Unix milliseconds.
+fn lease_until(lease: Duration) -> u64 {
+    now_ms().saturating_add(u64::try_from(lease.as_millis()).unwrap_or(u64::MAX))
 }
 
 impl MemoryStore {
+    fn pending_locked<T>(
+        &self,
+        f: impl FnOnce(&mut HashMap<String, (Pending, u64)>) -> T,
+    ) -> Result<T, StoreError> {
+        let mut kept = self
+            .pending
+            .lock()
+            .map_err(|_| StoreError::Unavailable("the in-process store is poisoned".into()))?;
+        Ok(f(&mut kept))
+    }
+
     fn registrations(&self) -> Result<std::sync::MutexGuard<'_, Registrations>, StoreError> {
         self.registrations
             .lock()
@@ -317,6 +486,50 @@ mod tests {
         );
         assert_eq!(block(store.tasks("b")).unwrap().len(), 1);
         assert!(block(store.tasks("c")).unwrap().is_empty());
+    }
+
+    fn pending(id: &str, seq: u64) -> Pending {
+        Pending {
+            id: id.into(),
+            seq,
+            url: "https://hooks.example/in".into(),
+            headers: vec![("x-a2a-notification-token".into(), "tok".into())],
+            body: r#"{"task":{"id":"t-1"}}"#.into(),
+            task_id: "t-1".into(),
+        }
+    }
+
+    #[test]
+    fn a_pending_delivery_survives_its_json_and_nothing_else_reads_as_one() {
+        let p = pending("d-1", 7);
+        assert_eq!(Pending::from_json(&p.to_json()).unwrap(), p);
+        assert!(Pending::from_json("{}").is_none());
+        assert!(
+            Pending::from_json(r#"{"id":"x","seq":1,"url":"u","headers":[[1]],"body":""}"#)
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn only_deliveries_whose_lease_ran_out_are_claimed_oldest_first_and_once() {
+        let store = MemoryStore::default();
+        block(store.put_pending(&pending("late", 2), Duration::ZERO)).unwrap();
+        block(store.put_pending(&pending("early", 1), Duration::ZERO)).unwrap();
+        block(store.put_pending(&pending("held", 0), Duration::from_mins(1))).unwrap();
+        let claimed = block(store.claim_pending(Duration::from_mins(1), 10)).unwrap();
+        let ids: Vec<_> = claimed.iter().map(|p| p.id.as_str()).collect();
+        assert_eq!(ids, ["early", "late"]);
+        // Claimed deliveries are leased again: nobody else takes them now.
+        assert!(
+            block(store.claim_pending(Duration::from_mins(1), 10))
+                .unwrap()
+                .is_empty()
+        );
+        // A renewed lease that then runs out makes a delivery claimable; a dropped one is gone.
+        block(store.renew_pending(&["held".into(), "early".into()], Duration::ZERO)).unwrap();
+        block(store.drop_pending("early")).unwrap();
+        let claimed = block(store.claim_pending(Duration::from_mins(1), 10)).unwrap();
+        assert_eq!(claimed, [pending("held", 0)]);
     }
 
     #[test]

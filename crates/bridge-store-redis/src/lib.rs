@@ -10,7 +10,10 @@
 //! write; a scope past `per_scope` tasks drops its least recently recorded ones.
 //!
 //! Push registrations (`bridge_app::push`): `push:<secret>`, the registration as JSON,
-//! expiring `ttl` after it was made or last read.
+//! expiring `ttl` after it was made or last read. Pending deliveries: `pending`, a hash from
+//! delivery id to the delivery as JSON, and `leases`, a sorted set of delivery ids scored by the
+//! end of their lease (Unix milliseconds); a claim takes the expired ones and leases them anew
+//! in one script, so two instances never take the same one.
 //!
 //! # Atomicity
 //!
@@ -29,7 +32,7 @@
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bridge_app::push::Registration;
-use bridge_app::store::{Store, StoreError, TaskEntry, now_utc};
+use bridge_app::store::{Pending, Store, StoreError, TaskEntry, now_ms, now_utc};
 use bridge_ir::TaskState;
 use futures_util::future::BoxFuture;
 use redis::aio::MultiplexedConnection;
@@ -63,6 +66,33 @@ redis.call('PEXPIRE', KEYS[2], ARGV[6])
 return 1
 ";
 
+const PUT_PENDING: &str = r"
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+return 1
+";
+
+const CLAIM_PENDING: &str = r"
+local ids = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
+local out = {}
+for _, id in ipairs(ids) do
+  local v = redis.call('HGET', KEYS[1], id)
+  if v then
+    redis.call('ZADD', KEYS[2], ARGV[2], id)
+    table.insert(out, v)
+  else
+    redis.call('ZREM', KEYS[2], id)
+  end
+end
+return out
+";
+
+const DROP_PENDING: &str = r"
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+return 1
+";
+
 /// A store on one Redis.
 pub struct RedisStore {
     client: redis::Client,
@@ -71,6 +101,9 @@ pub struct RedisStore {
     per_scope: usize,
     ttl: Duration,
     record: redis::Script,
+    put_pending: redis::Script,
+    claim_pending: redis::Script,
+    drop_pending: redis::Script,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -122,6 +155,9 @@ impl RedisStore {
             per_scope: per_scope.max(1),
             ttl,
             record: redis::Script::new(RECORD),
+            put_pending: redis::Script::new(PUT_PENDING),
+            claim_pending: redis::Script::new(CLAIM_PENDING),
+            drop_pending: redis::Script::new(DROP_PENDING),
         })
     }
 
@@ -305,6 +341,75 @@ impl Store for RedisStore {
         command.arg(self.registration_key(secret));
         Box::pin(async move { self.run::<()>(command).await })
     }
+
+    fn put_pending(
+        &self,
+        pending: &Pending,
+        lease: Duration,
+    ) -> BoxFuture<'_, Result<(), StoreError>> {
+        let (hash, leases) = self.pending_keys();
+        let mut invocation = self.put_pending.key(hash);
+        invocation
+            .key(leases)
+            .arg(&pending.id)
+            .arg(pending.to_json())
+            .arg(until(lease));
+        Box::pin(async move { self.invoke::<i64>(&invocation).await.map(drop) })
+    }
+
+    fn renew_pending(
+        &self,
+        ids: &[String],
+        lease: Duration,
+    ) -> BoxFuture<'_, Result<(), StoreError>> {
+        let (_, leases) = self.pending_keys();
+        let mut command = redis::cmd("ZADD");
+        command.arg(leases).arg("XX");
+        let until = until(lease);
+        for id in ids {
+            command.arg(until).arg(id);
+        }
+        let empty = ids.is_empty();
+        Box::pin(async move {
+            if empty {
+                return Ok(());
+            }
+            self.run::<i64>(command).await.map(drop)
+        })
+    }
+
+    fn claim_pending(
+        &self,
+        lease: Duration,
+        max: usize,
+    ) -> BoxFuture<'_, Result<Vec<Pending>, StoreError>> {
+        let (hash, leases) = self.pending_keys();
+        let mut invocation = self.claim_pending.key(hash);
+        invocation
+            .key(leases)
+            .arg(now_ms())
+            .arg(until(lease))
+            .arg(max.max(1));
+        Box::pin(async move {
+            let texts = self.invoke::<Vec<String>>(&invocation).await?;
+            let mut claimed: Vec<Pending> =
+                texts.iter().filter_map(|t| Pending::from_json(t)).collect();
+            claimed.sort_by_key(|p| p.seq);
+            Ok(claimed)
+        })
+    }
+
+    fn drop_pending(&self, id: &str) -> BoxFuture<'_, Result<(), StoreError>> {
+        let (hash, leases) = self.pending_keys();
+        let mut invocation = self.drop_pending.key(hash);
+        invocation.key(leases).arg(id);
+        Box::pin(async move { self.invoke::<i64>(&invocation).await.map(drop) })
+    }
+}
+
+/// The end of a lease of `lease` from now, in Unix milliseconds.
+fn until(lease: Duration) -> u64 {
+    now_ms().saturating_add(u64::try_from(lease.as_millis()).unwrap_or(u64::MAX))
 }
 
 impl RedisStore {
@@ -317,6 +422,32 @@ impl RedisStore {
         u64::try_from(self.ttl.as_millis())
             .unwrap_or(u64::MAX)
             .max(1)
+    }
+
+    /// The pending deliveries (a hash by id) and their leases (a sorted set of lease ends).
+    fn pending_keys(&self) -> (String, String) {
+        (
+            format!("{}pending", self.prefix),
+            format!("{}leases", self.prefix),
+        )
+    }
+
+    /// Runs one script under the operation timeout; a failure drops the connection.
+    async fn invoke<T: redis::FromRedisValue>(
+        &self,
+        invocation: &redis::ScriptInvocation<'_>,
+    ) -> Result<T, StoreError> {
+        let mut connection = self.connection().await?;
+        match tokio::time::timeout(
+            OPERATION_TIMEOUT,
+            invocation.invoke_async::<T>(&mut connection),
+        )
+        .await
+        {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(e)) => Err(self.failed(&e.to_string()).await),
+            Err(_) => Err(self.failed("the operation timed out").await),
+        }
     }
 
     /// Runs one command under the operation timeout; a failure drops the connection.

@@ -385,3 +385,57 @@ async fn a_rediss_store_speaks_tls_and_trusts_only_the_ca_it_is_given() {
     let _ = child.wait();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+fn pending(id: &str, seq: u64) -> bridge_app::store::Pending {
+    bridge_app::store::Pending {
+        id: id.into(),
+        seq,
+        url: "https://hooks.example/in".into(),
+        headers: vec![("a2a-version".into(), "1.0".into())],
+        body: r#"{"task":{"id":"t-1"}}"#.into(),
+        task_id: "t-1".into(),
+    }
+}
+
+#[tokio::test]
+async fn a_pending_delivery_is_claimed_by_one_instance_only_once_its_lease_runs_out() {
+    let redis = Redis::start();
+    let store =
+        |url: &str| RedisStore::new(url, "default", 1000, Duration::from_mins(10), None).unwrap();
+    let (one, two) = (store(&redis.url()), store(&redis.url()));
+    let minute = Duration::from_mins(1);
+    // One instance went away holding two deliveries (their leases ran out); one it still holds.
+    one.put_pending(&pending("later", 2), Duration::ZERO)
+        .await
+        .unwrap();
+    one.put_pending(&pending("first", 1), Duration::ZERO)
+        .await
+        .unwrap();
+    one.put_pending(&pending("held", 0), minute).await.unwrap();
+
+    let claimed = two.claim_pending(minute, 10).await.unwrap();
+    assert_eq!(claimed, [pending("first", 1), pending("later", 2)]);
+    assert!(
+        one.claim_pending(minute, 10).await.unwrap().is_empty(),
+        "claimed once"
+    );
+
+    // A lease renewed to nothing, then claimed; a finished one is gone for good.
+    one.renew_pending(&["held".to_owned()], Duration::ZERO)
+        .await
+        .unwrap();
+    two.drop_pending("first").await.unwrap();
+    two.renew_pending(&["first".to_owned(), "later".to_owned()], Duration::ZERO)
+        .await
+        .unwrap();
+    let mut ids: Vec<String> = one
+        .claim_pending(minute, 10)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|p| p.id)
+        .collect();
+    ids.sort();
+    assert_eq!(ids, ["held", "later"]);
+    assert!(two.claim_pending(minute, 1).await.unwrap().is_empty());
+}

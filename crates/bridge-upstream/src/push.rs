@@ -26,8 +26,11 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use std::collections::HashSet;
+
 use bridge_app::Observer;
 use bridge_app::push::{Delivery, Outcome, PushError, Pusher};
+use bridge_app::store::Store;
 use futures_util::future::BoxFuture;
 use ipnet::IpNet;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
@@ -58,6 +61,9 @@ pub struct PushSettings {
     pub queue: usize,
     /// The deadline of one attempt, connection and answer included.
     pub timeout: Duration,
+    /// How long a pending delivery stays leased to this instance between renewals; past it,
+    /// another instance takes it over.
+    pub lease: Duration,
 }
 
 impl Default for PushSettings {
@@ -68,6 +74,7 @@ impl Default for PushSettings {
             backoff: Duration::from_millis(500),
             queue: 1000,
             timeout: Duration::from_secs(10),
+            lease: Duration::from_mins(1),
         }
     }
 }
@@ -271,15 +278,26 @@ pub struct ReqwestPusher {
     settings: PushSettings,
     queues: Queues,
     observer: Arc<dyn Observer>,
+    store: Arc<dyn Store>,
+    /// The pending deliveries this instance holds (queued or in flight): their leases are
+    /// renewed while it lives.
+    held: Arc<Mutex<HashSet<String>>>,
 }
 
 impl ReqwestPusher {
-    /// A pusher delivering as `settings` say, reporting outcomes to `observer`.
+    /// A pusher delivering as `settings` say, reporting outcomes to `observer`, forgetting
+    /// finished deliveries in `store` (where the application keeps them pending). Within a
+    /// Tokio runtime it also starts its sweeper ([`ReqwestPusher::sweep`]), which ends when the
+    /// pusher is dropped.
     ///
     /// # Errors
     ///
     /// When the HTTP client cannot be built.
-    pub fn new(settings: PushSettings, observer: Arc<dyn Observer>) -> Result<Self, String> {
+    pub fn new(
+        settings: PushSettings,
+        observer: Arc<dyn Observer>,
+        store: Arc<dyn Store>,
+    ) -> Result<Arc<Self>, String> {
         let guard = Guard::new(settings.allow_networks.clone());
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
@@ -291,13 +309,72 @@ impl ReqwestPusher {
             .user_agent(concat!("a2a-bridge/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| format!("the push client cannot be built: {e}"))?;
-        Ok(Self {
+        let pusher = Arc::new(Self {
             client,
             guard,
             settings,
             queues: Arc::new(Mutex::new(HashMap::new())),
             observer,
-        })
+            store,
+            held: Arc::new(Mutex::new(HashSet::new())),
+        });
+        if tokio::runtime::Handle::try_current().is_ok() {
+            tokio::spawn(Self::sweeping(Arc::downgrade(&pusher)));
+        }
+        Ok(pusher)
+    }
+
+    /// Every third of a lease while the pusher lives: [`ReqwestPusher::sweep`].
+    async fn sweeping(pusher: std::sync::Weak<Self>) {
+        loop {
+            let Some(period) = pusher.upgrade().map(|p| p.settings.lease / 3) else {
+                return;
+            };
+            tokio::time::sleep(period.max(Duration::from_millis(10))).await;
+            let Some(pusher) = pusher.upgrade() else {
+                return;
+            };
+            pusher.sweep().await;
+        }
+    }
+
+    /// Renews the leases of the deliveries this instance holds, and takes over pending
+    /// deliveries whose lease ran out (their instance went away), queueing them oldest first.
+    pub async fn sweep(&self) {
+        let held: Vec<String> = self
+            .held
+            .lock()
+            .map(|h| h.iter().cloned().collect())
+            .unwrap_or_default();
+        if let Err(error) = self.store.renew_pending(&held, self.settings.lease).await {
+            tracing::warn!(%error, "the leases of pending push deliveries could not be renewed");
+        }
+        match self.store.claim_pending(self.settings.lease, 100).await {
+            Ok(claimed) => {
+                for pending in claimed {
+                    let mine = self.held.lock().is_ok_and(|h| h.contains(&pending.id));
+                    if mine {
+                        continue;
+                    }
+                    let delivery = bridge_app::push::delivery_of(&pending);
+                    tracing::info!(url = %delivery.url, task = %delivery.task_id, "a pending push delivery is taken over");
+                    if let Err(error) = self.enqueue(delivery) {
+                        tracing::warn!(%error, "a pending push delivery could not be queued; it is tried again later");
+                    }
+                }
+            }
+            Err(error) => tracing::warn!(%error, "pending push deliveries could not be claimed"),
+        }
+    }
+
+    /// A delivery is finished: no longer held, forgotten in the store.
+    async fn finished(&self, id: &str) {
+        if let Ok(mut held) = self.held.lock() {
+            held.remove(id);
+        }
+        if let Err(error) = self.store.drop_pending(id).await {
+            tracing::warn!(%error, "a finished push delivery could not be forgotten; it may be sent again");
+        }
     }
 
     /// The pusher's settings.
@@ -356,11 +433,17 @@ impl ReqwestPusher {
         }
     }
 
-    /// Delivers one notification, retrying as configured.
+    /// Delivers one notification, retrying as configured, then forgets it in the store.
     async fn deliver(&self, delivery: Delivery) {
+        self.attempts(&delivery).await;
+        self.finished(&delivery.id).await;
+    }
+
+    /// Every attempt at one delivery, to its final outcome.
+    async fn attempts(&self, delivery: &Delivery) {
         let mut pause = self.settings.backoff;
         for attempt in 1..=self.settings.attempts.max(1) {
-            let why = match self.attempt(&delivery).await {
+            let why = match self.attempt(delivery).await {
                 Attempt::Delivered => {
                     self.observer.push_delivery(Outcome::Delivered);
                     tracing::debug!(url = %delivery.url, task = %delivery.task_id, attempt, "push notification delivered");
@@ -443,7 +526,22 @@ impl Pusher for ReqwestPusher {
         Box::pin(async move { guard.check(&url).await })
     }
 
+    fn lease(&self) -> Duration {
+        self.settings.lease
+    }
+
     fn enqueue(&self, delivery: Delivery) -> Result<(), PushError> {
+        let id = delivery.id.clone();
+        self.queued(delivery)?;
+        if let Ok(mut held) = self.held.lock() {
+            held.insert(id);
+        }
+        Ok(())
+    }
+}
+
+impl ReqwestPusher {
+    fn queued(&self, delivery: Delivery) -> Result<(), PushError> {
         let target = target_key(&delivery.url);
         let mut queues = self
             .queues
@@ -456,7 +554,7 @@ impl Pusher for ReqwestPusher {
                 Err(mpsc::error::TrySendError::Closed(delivery)) => {
                     queues.remove(&target);
                     drop(queues);
-                    self.enqueue(delivery)
+                    self.queued(delivery)
                 }
             };
         }

@@ -441,7 +441,7 @@ async fn readiness_turns_true_only_after_every_card_is_read() {
 }
 
 /// A `redis-server` on `port` (or a free one), without persistence.
-fn redis_server(port: Option<u16>) -> (std::process::Child, u16) {
+pub(crate) fn redis_server(port: Option<u16>) -> (std::process::Child, u16) {
     let port = port.unwrap_or_else(|| {
         std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()

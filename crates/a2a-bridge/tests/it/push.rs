@@ -345,3 +345,43 @@ async fn a_loopback_webhook_is_refused_without_an_allowance() {
         "{answer}"
     );
 }
+
+#[tokio::test]
+async fn a_delivery_left_pending_by_an_instance_that_went_away_is_delivered_by_another() {
+    use bridge_app::store::Store as _;
+
+    let (mut redis, port) = super::gateway::redis_server(None);
+    let url = format!("redis://127.0.0.1:{port}/");
+    let (hook_addr, hook) = subscriber(0, Duration::ZERO).await;
+    // What an instance that crashed left behind: a delivery pending, its lease run out.
+    let gone =
+        bridge_store_redis::RedisStore::new(&url, "default", 10, Duration::from_mins(1), None)
+            .unwrap();
+    let pending = bridge_app::store::Pending {
+        id: "left-behind".into(),
+        seq: 1,
+        url: format!("http://{hook_addr}/in"),
+        headers: vec![("content-type".into(), "application/json".into())],
+        body: json!({"task": {"id": "t-1", "status": {"state": "TASK_STATE_COMPLETED"}}})
+            .to_string(),
+        task_id: "t-1".into(),
+    };
+    gone.put_pending(&pending, Duration::ZERO).await.unwrap();
+
+    let (_running, _) = bridge(&format!(
+        "allow_networks = [\"127.0.0.0/8\"]\nlease = \"1s\"\n[store]\nurl = \"{url}\""
+    ))
+    .await;
+    wait_for(|| hook.accepted.lock().unwrap().len() == 1).await;
+    assert_eq!(*hook.accepted.lock().unwrap(), ["TASK_STATE_COMPLETED"]);
+    // Delivered, it is forgotten: nobody takes it over again.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(
+        gone.claim_pending(Duration::from_mins(1), 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let _ = redis.kill();
+    let _ = redis.wait();
+}
