@@ -145,7 +145,8 @@ def start_bridge(
     names the agent) and the loopback allowance below (the file says what push may reach).
 
     Every webhook in this suite listens on loopback, which the bridge's webhook guard refuses
-    unless allowed: the bridges here allow 127.0.0.0/8."""
+    unless allowed: the bridges here allow 127.0.0.0/8. Every bridge also serves gRPC on a free
+    port of its own (its card names it)."""
     port = port or free_port()
     agent_port = upstream.url.rstrip('/').rsplit(':', 1)[1]
     name = f'bridge-to-{upstream.name}{label}'
@@ -154,7 +155,8 @@ def start_bridge(
         if '--config' in extra
         else ['--upstream', f'http://127.0.0.1:{agent_port}', '--push-allow-network', '127.0.0.0/8']
     )
-    argv = [str(binary), '--listen', f'127.0.0.1:{port}', *target, *extra]
+    grpc = ['--grpc-listen', f'127.0.0.1:{free_port()}']
+    argv = [str(binary), '--listen', f'127.0.0.1:{port}', *target, *grpc, *extra]
     process, stdout, stderr = spawn(name, argv, logs)
     peer = Peer(name, process, f'http://127.0.0.1:{port}', stdout, stderr)
     deadline = time.monotonic() + START_TIMEOUT

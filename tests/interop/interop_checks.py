@@ -117,6 +117,12 @@ def check_wire(obs, name: str, observed: dict[str, Any]) -> None:
         )
         if name == 'version_unsupported':
             continue
+        if obs.binding == 'grpc':
+            # gRPC: the HTTP listener is asked for the card only; every call went over gRPC.
+            assert entry['http'] == 'GET' and '/.well-known/' in entry['url'], (
+                f'a gRPC client made an HTTP call\n{show(entry)}'
+            )
+            continue
         if obs.binding == 'rest':
             # HTTP+JSON: every request is a REST path of the client's revision (1.0 with the
             # version header, 0.3 under /v1/ without one), never a JSON-RPC body.
@@ -142,6 +148,13 @@ def check_wire(obs, name: str, observed: dict[str, Any]) -> None:
 
 def check_protocol(obs) -> None:
     protocol = obs.document.get('protocol') or {}
+    if obs.binding == 'grpc':
+        # The pure 1.0 gRPC transport (never the SDK's 0.3 compat one), or a2a-sdk 0.3.26's.
+        assert protocol.get('transport') == 'a2a.client.transports.grpc.GrpcTransport', show(protocol)
+        assert protocol.get('binding') == 'GRPC', show(protocol)
+        prefix = '1.' if obs.client == '1.0' else '0.3'
+        assert str(protocol.get('advertisedVersion', '')).startswith(prefix), show(protocol)
+        return
     if obs.binding == 'rest' and obs.client == '0.3':
         assert protocol.get('transport') == 'a2a.client.transports.rest.RestTransport', show(protocol)
         assert protocol.get('binding') == 'HTTP+JSON', show(protocol)
@@ -180,10 +193,7 @@ def check_card(obs, observed: dict[str, Any]) -> None:
     assert card['extendedCard'] is True, show(card)
     jsonrpc = [i for i in card['interfaces'] if i['binding'] == 'JSONRPC']
     assert jsonrpc, f'no JSON-RPC interface\n{show(card)}'
-    for interface in card['interfaces']:
-        assert origin(interface['url']) == origin(obs.base), (
-            f'the card names {interface["url"]}, not the address it was fetched from\n{show(card)}'
-        )
+    check_interfaces(obs, card)
     if obs.client == '1.0':
         assert any(i['protocolVersion'].startswith('1.') for i in jsonrpc), show(card)
     else:
@@ -401,7 +411,12 @@ def check_error(obs, observed: dict[str, Any], code: int, reason: str) -> None:
     assert error, show(observed)
     assert error['code'] == code, f'expected {code} ({reason}), got\n{show(observed)}'
     assert error['message'], show(observed)
-    if obs.client == '1.0':
+    if obs.binding == 'grpc' and obs.client == '1.0':
+        # gRPC: a2a-sdk 1.3.0 names the error class only from the ErrorInfo of the status
+        # details (`grpc-status-details-bin`); without one it raises a plain A2AClientError.
+        expected = ''.join(w.capitalize() for w in reason.split('_')) + 'Error'
+        assert error.get('type') == expected, f'expected {expected}\n{show(observed)}'
+    elif obs.client == '1.0':
         # 1.0 (spec 9.5): an A2A error carries a google.rpc.ErrorInfo in `data`.
         reasons = [i.get('reason') for i in error_infos(obs, observed)]
         assert reason in reasons, f'no ErrorInfo with reason {reason}\n{show(observed)}'
@@ -420,8 +435,20 @@ def check_extended_card(obs, observed: dict[str, Any]) -> None:
     card = observed['card']
     assert card['name'] == AGENT_NAME, show(card)
     assert card['skills'] == ['interop', 'interop-extended'], show(card)
+    check_interfaces(obs, card)
+
+
+def check_interfaces(obs, card: dict[str, Any]) -> None:
+    """Every interface is at the address the card was fetched from: its URL for JSON-RPC and
+    HTTP+JSON, its host for gRPC (a `host:port` target)."""
     for interface in card['interfaces']:
-        assert origin(interface['url']) == origin(obs.base), show(card)
+        if interface['binding'] == 'GRPC':
+            host = origin(obs.base).split('://', 1)[1].rsplit(':', 1)[0]
+            assert '://' not in interface['url'] and interface['url'].rsplit(':', 1)[0] == host, show(card)
+            continue
+        assert origin(interface['url']) == origin(obs.base), (
+            f'the card names {interface["url"]}, not the address it was fetched from\n{show(card)}'
+        )
 
 
 def check_list_tasks(obs, observed: dict[str, Any]) -> None:

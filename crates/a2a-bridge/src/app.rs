@@ -243,6 +243,10 @@ async fn serve(cli: Cli) -> Result<(), StartError> {
         built.wiring,
         Arc::clone(&refreshers),
     )?;
+    let grpc = match resolved.grpc_listen {
+        Some(addr) => Some(spawn_grpc(addr, &gateway, &resolved, stopped(stop_rx.clone())).await?),
+        None => None,
+    };
     let shutdown = termination()?;
     let signal = tokio::spawn(async move {
         shutdown.await;
@@ -271,12 +275,55 @@ async fn serve(cli: Cli) -> Result<(), StartError> {
     if let Some(admin) = admin {
         let _ = admin.await;
     }
+    if let Some(grpc) = grpc {
+        let _ = grpc.await;
+    }
     let _ = demo_stop.send(());
     if let Some(demo) = demo {
         let _ = demo.await;
     }
     tracing::info!("a2a-bridge stopped");
     Ok(())
+}
+
+/// Starts the gRPC listener on `addr` (TLS as the HTTP listener has it), until `shutdown`.
+async fn spawn_grpc(
+    addr: std::net::SocketAddr,
+    gateway: &Arc<Gateway>,
+    resolved: &Resolved,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<tokio::task::JoinHandle<()>, StartError> {
+    let tls = match &resolved.tls {
+        Some(files) => {
+            let read = |path: &std::path::Path| {
+                std::fs::read(path).map_err(|source| StartError::Io {
+                    what: format!("cannot read {} for the gRPC listener's TLS", path.display()),
+                    source,
+                })
+            };
+            let identity = tonic::transport::Identity::from_pem(
+                read(&files.cert_chain)?,
+                read(&files.private_key)?,
+            );
+            Some(tonic::transport::ServerTlsConfig::new().identity(identity))
+        }
+        None => None,
+    };
+    let services = crate::runtime::grpc_services().map_err(|why| StartError::Io {
+        what: "cannot set up the gRPC services".to_owned(),
+        source: std::io::Error::other(why),
+    })?;
+    let listener = bind(addr, " for the gRPC listener").await?;
+    tracing::info!(grpc = %addr, tls = tls.is_some(), "gRPC listener (lf.a2a.v1.A2AService, a2a.v1.A2AService)");
+    let service = bridge_grpc::GrpcService::new(
+        services,
+        Arc::clone(gateway) as Arc<dyn bridge_app::service::Handler>,
+    );
+    Ok(tokio::spawn(async move {
+        if let Err(error) = service.serve(listener, tls, shutdown).await {
+            tracing::error!(%error, "the gRPC listener failed");
+        }
+    }))
 }
 
 /// Starts the operations listener on `addr`, until `shutdown`.
@@ -431,10 +478,11 @@ pub fn reload(
         || resolved.server != before.server
         || resolved.demo != before.demo
         || resolved.admin != before.admin
+        || resolved.grpc_listen != before.grpc_listen
         || resolved.tls != before.tls
     {
         tracing::warn!(
-            "listen, admin, [tls], [server], [demo] and the inbound limits apply at start only; restart to change them"
+            "listen, admin, grpc_listen, [tls], [server], [demo] and the inbound limits apply at start only; restart to change them"
         );
     }
     Ok(Wiring::build(resolved, Some(current), metrics)?)

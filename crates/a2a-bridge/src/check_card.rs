@@ -79,6 +79,7 @@ pub async fn check_card(url: &str, public_url: &str, out: &mut impl Write) -> Re
         &card,
         public_url.trim_end_matches('/'),
         &codecs.interfaces(&[Binding::JsonRpc, Binding::HttpJson]),
+        None,
         revision,
     );
     writeln!(out, "interfaces the bridge serves:").map_err(io)?;

@@ -44,6 +44,10 @@ pub struct Cli {
     #[arg(long, value_name = "ADDR")]
     pub admin: Option<SocketAddr>,
 
+    /// The gRPC listener for both revisions' A2A services (overrides `grpc_listen`).
+    #[arg(long, value_name = "ADDR")]
+    pub grpc_listen: Option<SocketAddr>,
+
     /// The binding the agent is called over (overrides `upstream.binding`).
     #[arg(long, value_enum, value_name = "BINDING")]
     pub upstream_binding: Option<BindingArg>,
@@ -248,6 +252,9 @@ impl Cli {
         }
         if let Some(admin) = self.admin {
             config.admin = Some(admin);
+        }
+        if let Some(grpc) = self.grpc_listen {
+            config.grpc_listen = Some(grpc);
         }
         if let Some(binding) = self.upstream_binding {
             config.upstream.binding = binding.into();

@@ -64,6 +64,12 @@ pub struct Config {
     /// The operations listener (`/metrics`, `/healthz`, `/readyz`); off when absent.
     #[serde(default)]
     pub admin: Option<SocketAddr>,
+    /// The gRPC listener (both revisions' A2A services, for the route at `/`); off when absent.
+    #[serde(default)]
+    pub grpc_listen: Option<SocketAddr>,
+    /// The gRPC target (`host:port`) the cards name; `<grpc_listen>` by default.
+    #[serde(default)]
+    pub grpc_public_url: Option<String>,
     /// Further agents, each under its own path prefix.
     #[serde(default)]
     pub routes: Vec<RouteSection>,
@@ -261,6 +267,8 @@ impl Default for Config {
             server: ServerSection::default(),
             demo: DemoSection::default(),
             admin: None,
+            grpc_listen: None,
+            grpc_public_url: None,
             routes: Vec::new(),
             auth: None,
             tls: None,
@@ -765,6 +773,7 @@ impl Config {
                 .map_err(|message| invalid(format!("routes[{index}]: {message}")))?;
             routes.push(resolved);
         }
+        self.serve_grpc(&mut routes).map_err(invalid)?;
 
         let server = ServerConfig {
             max_body: self.limits.inbound_body,
@@ -782,6 +791,7 @@ impl Config {
             server,
             demo: self.demo,
             admin: self.admin,
+            grpc_listen: self.grpc_listen,
             tls: self.tls.as_ref().map(|tls| TlsFiles {
                 cert_chain: tls.cert_chain.clone(),
                 private_key: tls.private_key.clone(),
@@ -789,6 +799,31 @@ impl Config {
             store: self.store.clone(),
             push: self.push.settings(),
         })
+    }
+
+    /// With `grpc_listen`, the route at `/` (gRPC paths name no route prefix) also serves gRPC,
+    /// its cards naming `grpc_public_url`.
+    fn serve_grpc(&self, routes: &mut [RouteConfig]) -> Result<(), String> {
+        let Some(listen) = self.grpc_listen else {
+            return Ok(());
+        };
+        let target = self
+            .grpc_public_url
+            .clone()
+            .unwrap_or_else(|| listen.to_string());
+        if target.contains("://") {
+            return Err(format!(
+                "grpc_public_url {target:?} must be a gRPC target host:port (the SDKs' gRPC clients take the card's URL as it is)"
+            ));
+        }
+        if let Some(root) = routes
+            .iter_mut()
+            .find(|r| r.prefix == "/" && r.host.is_none())
+        {
+            root.settings.grpc_url = Some(target);
+            root.settings.bindings.push(Binding::Grpc);
+        }
+        Ok(())
     }
 
     /// Resolves one `[[routes]]` entry against the routes before it.
@@ -886,6 +921,7 @@ impl Config {
             },
             card_view: self.card.view,
             bindings: self.serve.bindings.clone(),
+            grpc_url: None,
             negotiation: Negotiation {
                 require_version_header: self.negotiation.require_version_header,
             },
@@ -1031,6 +1067,8 @@ pub struct Resolved {
     pub demo: DemoSection,
     /// The operations listener.
     pub admin: Option<SocketAddr>,
+    /// The gRPC listener.
+    pub grpc_listen: Option<SocketAddr>,
     /// TLS on the inbound listener.
     pub tls: Option<TlsFiles>,
     /// Where the bridge keeps what it remembers.

@@ -59,6 +59,36 @@ use tracing::Instrument as _;
 use crate::config::{Resolved, RouteConfig};
 use crate::metrics::{Metrics, RequestLabels};
 
+/// The gRPC services the bridge serves: both revisions', with the error form each defines.
+///
+/// # Errors
+///
+/// When a codec's embedded descriptors do not hold its service (a build defect).
+pub fn grpc_services() -> Result<Vec<bridge_grpc::Service>, String> {
+    Ok(vec![
+        bridge_grpc::Service::new(
+            bridge_ir::Revision::V1_0,
+            bridge_v10::grpc::SERVICE,
+            bridge_v10::grpc::DESCRIPTORS,
+            bridge_grpc::ErrorForm {
+                status_of: bridge_v10::grpc::status_of,
+                message_of: |_, message| message.to_owned(),
+                details_domain: Some(bridge_v10::grpc::ERROR_DOMAIN),
+            },
+        )?,
+        bridge_grpc::Service::new(
+            bridge_ir::Revision::V0_3,
+            bridge_v03::grpc::SERVICE,
+            bridge_v03::grpc::DESCRIPTORS,
+            bridge_grpc::ErrorForm {
+                status_of: bridge_v03::grpc::status_of,
+                message_of: bridge_v03::grpc::message_of,
+                details_domain: None,
+            },
+        )?,
+    ])
+}
+
 /// The codecs the bridge speaks through.
 #[must_use]
 pub fn codecs() -> Codecs {

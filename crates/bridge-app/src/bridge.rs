@@ -71,6 +71,9 @@ impl Codecs {
                     .map(|codec| (Binding::HttpJson, codec.revision())),
             );
         }
+        if bindings.contains(&Binding::Grpc) {
+            out.extend(Revision::ALL.map(|revision| (Binding::Grpc, revision)));
+        }
         out
     }
 
@@ -388,6 +391,7 @@ impl Bridge {
             &cached.card,
             &self.settings.public_url,
             &self.codecs.interfaces(&self.settings.bindings),
+            self.settings.grpc_url.as_deref(),
             cached.revision,
         );
         let served = match card::serve(presented.value, view, &self.codecs) {

@@ -205,13 +205,15 @@ each caller seeing the tasks of its own credential";
 
 /// The card as the bridge presents it: its own endpoints, no signatures. `served` lists the
 /// interfaces the bridge serves (binding and revision): JSON-RPC comes first, then HTTP+JSON;
-/// within a binding the 1.0 interface comes before its 0.3 mirror. The card of a 0.3 agent
+/// within a binding the 1.0 interface comes before its 0.3 mirror; gRPC interfaces (when served)
+/// name `grpc_url`, a `host:port` target as both SDKs' gRPC clients read it. The card of a 0.3 agent
 /// (`upstream`) declares [`TASK_LISTING_EXTENSION`].
 #[must_use]
 pub fn present(
     card: &AgentCard,
     public_url: &str,
     served: &[(Binding, Revision)],
+    grpc_url: Option<&str>,
     upstream: Revision,
 ) -> Translated<AgentCard> {
     let mut losses = Vec::new();
@@ -227,8 +229,12 @@ pub fn present(
         .flat_map(|binding| [Revision::V1_0, Revision::V0_3].map(|revision| (binding, revision)));
     card.interfaces = order
         .filter(|interface| served.contains(interface))
+        .filter(|(binding, _)| *binding != Binding::Grpc || grpc_url.is_some())
         .map(|(binding, revision)| AgentInterface {
-            url: public_url.to_owned(),
+            url: match binding {
+                Binding::Grpc => grpc_url.unwrap_or_default().to_owned(),
+                Binding::JsonRpc | Binding::HttpJson => public_url.to_owned(),
+            },
             binding: binding.as_str().to_owned(),
             protocol_version: revision.as_str().to_owned(),
             tenant: None,

@@ -844,6 +844,7 @@ fn shape_reply(reply: Reply, strip_history: bool, bridge: &Bridge, upstream: Rev
                 &card,
                 &bridge.settings.public_url,
                 &bridge.codecs.interfaces(&bridge.settings.bindings),
+                bridge.settings.grpc_url.as_deref(),
                 upstream,
             );
             Reply::Card(Box::new(presented.value))

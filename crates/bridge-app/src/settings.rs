@@ -34,6 +34,9 @@ pub struct Settings {
     pub card_view: CardView,
     /// The bindings served to callers (at least one); the card lists only these.
     pub bindings: Vec<Binding>,
+    /// The gRPC target (`host:port`) the card names for the gRPC interfaces, when the bridge
+    /// serves gRPC.
+    pub grpc_url: Option<String>,
 }
 
 /// Which card a caller that sends no `A2A-Version` header gets (see [`crate::card`]).
@@ -205,6 +208,7 @@ impl Settings {
             },
             card_view: CardView::Dual,
             bindings: vec![Binding::JsonRpc, Binding::HttpJson],
+            grpc_url: None,
             negotiation: Negotiation {
                 require_version_header: false,
             },

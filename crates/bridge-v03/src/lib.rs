@@ -34,6 +34,7 @@
 //! alone, the authority the direct paths are tested and benchmarked against.
 
 pub mod direct;
+pub mod grpc;
 mod methods;
 mod path;
 pub mod rest;

@@ -34,6 +34,7 @@
 //! The codec does no I/O; every entry point is a pure function of its bytes or its IR value.
 
 pub mod direct;
+pub mod grpc;
 mod method;
 mod path;
 pub mod rest;

@@ -22,6 +22,7 @@ import uuid
 from importlib.metadata import version as dist_version
 from typing import Any
 
+import grpc
 import httpx
 from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
 from a2a.client.errors import A2AClientJSONRPCError
@@ -207,17 +208,20 @@ class Peer:
 
     def client(self, *, streaming: bool):
         assert self.card is not None
+        transport_name = {
+            'rest': TransportProtocol.http_json,
+            'grpc': TransportProtocol.grpc,
+        }.get(self.binding, TransportProtocol.jsonrpc)
         config = ClientConfig(
             streaming=streaming,
             httpx_client=self.http,
-            supported_transports=[
-                TransportProtocol.http_json if self.binding == 'rest' else TransportProtocol.jsonrpc
-            ],
+            supported_transports=[transport_name],
+            grpc_channel_factory=grpc.aio.insecure_channel,
         )
         client = ClientFactory(config).create(self.card)
         transport = client._transport  # noqa: SLF001 - reported, and used for list/delete
         self.protocol = {
-            'binding': 'HTTP+JSON' if self.binding == 'rest' else 'JSONRPC',
+            'binding': {'rest': 'HTTP+JSON', 'grpc': 'GRPC'}.get(self.binding, 'JSONRPC'),
             'version': '0.3',
             'transport': f'{type(transport).__module__}.{type(transport).__name__}',
             'url': getattr(transport, 'url', None),
@@ -539,7 +543,7 @@ async def main_async(base: str, names: list[str], binding: str) -> dict[str, Any
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--base', required=True)
-    parser.add_argument('--binding', choices=['jsonrpc', 'rest'], default='jsonrpc')
+    parser.add_argument('--binding', choices=['jsonrpc', 'rest', 'grpc'], default='jsonrpc')
     parser.add_argument('scenarios', nargs='+')
     args = parser.parse_args()
     known = [n for n in c.SCENARIOS if n not in c.ONLY_V10]

@@ -30,8 +30,10 @@ import uuid
 from importlib.metadata import version as dist_version
 from typing import Any
 
+import grpc
 import httpx
 from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
+from a2a.client.transports.grpc import GrpcTransport
 from a2a.client.transports.jsonrpc import JsonRpcTransport
 from a2a.client.transports.rest import RestTransport
 from a2a.types import (
@@ -232,19 +234,41 @@ class Peer:
     def factory(self, *, streaming: bool, polling: bool = False) -> ClientFactory:
         # Forced onto one binding, and onto its pure 1.0 transport: the SDK would otherwise pick
         # its 0.3 compat transport for an interface whose version is 0.x.
-        binding = TransportProtocol.HTTP_JSON if self.binding == 'rest' else TransportProtocol.JSONRPC
+        binding = {
+            'rest': TransportProtocol.HTTP_JSON,
+            'grpc': TransportProtocol.GRPC,
+        }.get(self.binding, TransportProtocol.JSONRPC)
         config = ClientConfig(
             streaming=streaming,
             polling=polling,
             httpx_client=self.http,
             supported_protocol_bindings=[binding],
+            grpc_channel_factory=grpc.aio.insecure_channel,
         )
         factory = ClientFactory(config)
         if self.binding == 'rest':
             factory.register(TransportProtocol.HTTP_JSON, self._pure_v10_rest_transport)
+        elif self.binding == 'grpc':
+            factory.register(TransportProtocol.GRPC, self._pure_v10_grpc_transport)
         else:
             factory.register(TransportProtocol.JSONRPC, self._pure_v10_transport)
         return factory
+
+    def _pure_v10_grpc_transport(self, card: AgentCard, url: str, config: ClientConfig) -> GrpcTransport:
+        offered = [i for i in card.supported_interfaces if i.protocol_binding == 'GRPC']
+        v1 = [i for i in offered if i.protocol_version.split('.', 1)[0] == '1']
+        if not v1:
+            raise RuntimeError(f'the card offers no 1.0 GRPC interface: {card_view(card)["interfaces"]}')
+        chosen = v1[0]
+        transport = GrpcTransport(grpc.aio.insecure_channel(chosen.url), card)
+        self.protocol = {
+            'binding': 'GRPC',
+            'version': '1.0',
+            'transport': f'{type(transport).__module__}.{type(transport).__name__}',
+            'url': chosen.url,
+            'advertisedVersion': chosen.protocol_version,
+        }
+        return transport
 
     def _pure_v10_rest_transport(self, card: AgentCard, url: str, config: ClientConfig) -> RestTransport:
         rest = [i for i in card.supported_interfaces if i.protocol_binding == 'HTTP+JSON']
@@ -599,6 +623,8 @@ class Peer:
     async def scenario_version_unsupported(self) -> dict[str, Any]:
         if self.binding == 'rest':
             return await self.version_unsupported_rest()
+        if self.binding == 'grpc':
+            return await self.version_unsupported_grpc()
         url = self.protocol.get('url') or self.base
         body = {
             'jsonrpc': '2.0',
@@ -619,6 +645,38 @@ class Peer:
             if isinstance(error, dict)
             else None,
         }
+
+    async def version_unsupported_grpc(self) -> dict[str, Any]:
+        from a2a.types import a2a_pb2, a2a_pb2_grpc
+        from google.rpc import error_details_pb2, status_pb2
+
+        async with grpc.aio.insecure_channel(self.protocol['url']) as channel:
+            stub = a2a_pb2_grpc.A2AServiceStub(channel)
+            try:
+                await stub.GetTask(
+                    a2a_pb2.GetTaskRequest(id=f'no-such-task-{uuid.uuid4()}'),
+                    metadata=[('a2a-version', '99.0')],
+                )
+            except grpc.aio.AioRpcError as failure:
+                details = []
+                for key, value in failure.trailing_metadata() or []:
+                    if key != 'grpc-status-details-bin':
+                        continue
+                    for packed in status_pb2.Status.FromString(value).details:
+                        info = error_details_pb2.ErrorInfo()
+                        if packed.Unpack(info):
+                            details.append({'@type': c.ERROR_INFO_TYPE, 'reason': info.reason, 'domain': info.domain})
+                kind = A2A_REASON_TO_ERROR.get(details[0]['reason']) if details else None
+                return {
+                    'grpcStatus': failure.code().name,
+                    'body': {'error': {'data': details}},
+                    'error': {
+                        'type': 'GRPC',
+                        'code': JSON_RPC_ERROR_CODE_MAP.get(kind) if kind else None,
+                        'message': failure.details(),
+                    },
+                }
+        return {'error': None}
 
     async def version_unsupported_rest(self) -> dict[str, Any]:
         url = (self.protocol.get('url') or self.base).rstrip('/')
@@ -672,7 +730,7 @@ async def main_async(base: str, names: list[str], binding: str) -> dict[str, Any
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--base', required=True)
-    parser.add_argument('--binding', choices=['jsonrpc', 'rest'], default='jsonrpc')
+    parser.add_argument('--binding', choices=['jsonrpc', 'rest', 'grpc'], default='jsonrpc')
     parser.add_argument('scenarios', nargs='+')
     args = parser.parse_args()
     names = c.SCENARIOS if args.scenarios == ['all'] else args.scenarios

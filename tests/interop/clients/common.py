@@ -77,6 +77,7 @@ UNDECLARED_MEDIA_TYPE = 'application/x-undeclared'
 PUSH_CONFIG_ID = 'interop-push-1'
 PUSH_URL = 'http://127.0.0.1:9/interop-webhook'
 PUSH_CREDENTIALS = 'interop-credentials'
+ERROR_INFO_TYPE = 'type.googleapis.com/google.rpc.ErrorInfo'
 PUSH_TOKEN = 'interop-token'
 
 

@@ -1,0 +1,387 @@
+//! The gRPC server: both revisions' services on one listener (tonic over HTTP/2, TLS as the
+//! HTTP listener has it). A call is transcoded to its HTTP+JSON form (`transcode`), handed to
+//! the same [`Handler`] the HTTP listener drives (routing, credentials, the pipeline, metrics),
+//! and the answer transcoded back: a result to the response message, a stream's SSE events to
+//! stream messages, an error to the gRPC status its revision defines.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use bridge_app::CallInfo;
+use bridge_app::service::{Handler, InboundRequest, InboundResponse};
+use bridge_ir::{ErrorCode, Revision};
+use bytes::{Buf as _, BufMut as _, Bytes};
+use futures_util::future::BoxFuture;
+use futures_util::{Stream, StreamExt as _};
+use http::{HeaderValue, header};
+use prost_reflect::MethodDescriptor;
+use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
+use tonic::{Code, Status};
+
+use crate::transcode::Service;
+
+/// The services served, and where calls go.
+#[derive(Clone)]
+pub struct GrpcService {
+    services: Arc<Vec<Service>>,
+    handler: Arc<dyn Handler>,
+}
+
+impl std::fmt::Debug for GrpcService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GrpcService")
+            .field(
+                "services",
+                &self.services.iter().map(Service::name).collect::<Vec<_>>(),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+impl GrpcService {
+    /// Serves `services`, handing each call to `handler`.
+    #[must_use]
+    pub fn new(services: Vec<Service>, handler: Arc<dyn Handler>) -> Self {
+        Self {
+            services: Arc::new(services),
+            handler,
+        }
+    }
+
+    /// Serves connections from `listener` until `shutdown` resolves.
+    ///
+    /// # Errors
+    ///
+    /// The transport's error when serving fails.
+    pub async fn serve(
+        self,
+        listener: tokio::net::TcpListener,
+        tls: Option<tonic::transport::ServerTlsConfig>,
+        shutdown: impl std::future::Future<Output = ()> + Send,
+    ) -> Result<(), String> {
+        let mut builder = tonic::transport::Server::builder();
+        if let Some(tls) = tls {
+            builder = builder.tls_config(tls).map_err(|e| e.to_string())?;
+        }
+        let incoming = tonic::transport::server::TcpIncoming::from(listener);
+        builder
+            .serve_with_incoming_shutdown(self, incoming, shutdown)
+            .await
+            .map_err(|e| e.to_string())
+    }
+}
+
+impl tonic::codegen::Service<http::Request<tonic::body::Body>> for GrpcService {
+    type Response = http::Response<tonic::body::Body>;
+    type Error = Infallible;
+    type Future = BoxFuture<'static, Result<Self::Response, Infallible>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: http::Request<tonic::body::Body>) -> Self::Future {
+        let path = request.uri().path().to_owned();
+        let found = path
+            .strip_prefix('/')
+            .and_then(|p| p.split_once('/'))
+            .and_then(|(service, method)| {
+                let index = self.services.iter().position(|s| s.name() == service)?;
+                Some((index, self.services[index].method(method)?))
+            });
+        let services = Arc::clone(&self.services);
+        let handler = Arc::clone(&self.handler);
+        Box::pin(async move {
+            let Some((index, method)) = found else {
+                return Ok(
+                    Status::unimplemented(format!("no A2A method is served at {path}")).into_http(),
+                );
+            };
+            let call = Call {
+                services,
+                index,
+                method: method.clone(),
+                handler,
+            };
+            let mut grpc = tonic::server::Grpc::new(RawCodec);
+            Ok(if method.is_server_streaming() {
+                grpc.server_streaming(call, request).await
+            } else {
+                grpc.unary(call, request).await
+            })
+        })
+    }
+}
+
+/// One call being served.
+struct Call {
+    services: Arc<Vec<Service>>,
+    index: usize,
+    method: MethodDescriptor,
+    handler: Arc<dyn Handler>,
+}
+
+impl Call {
+    fn service(&self) -> &Service {
+        &self.services[self.index]
+    }
+
+    /// The call's HTTP+JSON request, handed to the handler.
+    async fn answer(&self, request: tonic::Request<Bytes>) -> Result<InboundResponse, Status> {
+        let service = self.service();
+        let (metadata, _, message) = request.into_parts();
+        let rest = service
+            .to_rest(&self.method, &message)
+            .map_err(|why| error_status(service, ErrorCode::InvalidParams, &why))?;
+        let mut headers = metadata.into_headers();
+        for name in [
+            "te",
+            "content-type",
+            "content-length",
+            "grpc-timeout",
+            "grpc-encoding",
+            "grpc-accept-encoding",
+        ] {
+            headers.remove(name);
+        }
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        // The service says the revision; a version the caller names in its metadata is kept,
+        // so that one the bridge does not speak is refused as over the other bindings.
+        if service.revision == Revision::V1_0 && !headers.contains_key("a2a-version") {
+            headers.insert("a2a-version", HeaderValue::from_static("1.0"));
+        }
+        let inbound = InboundRequest {
+            method: rest.verb,
+            path: rest.path,
+            query: rest.query,
+            headers,
+            body: Bytes::from(rest.body),
+        };
+        Ok(self.handler.handle(inbound).await)
+    }
+}
+
+impl tonic::server::UnaryService<Bytes> for Call {
+    type Response = Bytes;
+    type Future = BoxFuture<'static, Result<tonic::Response<Bytes>, Status>>;
+
+    fn call(&mut self, request: tonic::Request<Bytes>) -> Self::Future {
+        let call = Self {
+            services: Arc::clone(&self.services),
+            index: self.index,
+            method: self.method.clone(),
+            handler: Arc::clone(&self.handler),
+        };
+        Box::pin(async move {
+            match call.answer(request).await? {
+                InboundResponse::Full(response) => {
+                    let (parts, body) = response.into_parts();
+                    if !parts.status.is_success() {
+                        return Err(answer_status(call.service(), &parts, &body));
+                    }
+                    let message = call
+                        .service()
+                        .response(&call.method, &body)
+                        .map_err(|why| {
+                            error_status(call.service(), ErrorCode::InternalError, &why)
+                        })?;
+                    Ok(tonic::Response::new(Bytes::from(message)))
+                }
+                InboundResponse::Stream { .. } => Err(error_status(
+                    call.service(),
+                    ErrorCode::InternalError,
+                    "a unary call was answered with a stream",
+                )),
+            }
+        })
+    }
+}
+
+type MessageStream = std::pin::Pin<Box<dyn Stream<Item = Result<Bytes, Status>> + Send>>;
+
+impl tonic::server::ServerStreamingService<Bytes> for Call {
+    type Response = Bytes;
+    type ResponseStream = MessageStream;
+    type Future = BoxFuture<'static, Result<tonic::Response<MessageStream>, Status>>;
+
+    fn call(&mut self, request: tonic::Request<Bytes>) -> Self::Future {
+        let call = Self {
+            services: Arc::clone(&self.services),
+            index: self.index,
+            method: self.method.clone(),
+            handler: Arc::clone(&self.handler),
+        };
+        Box::pin(async move {
+            match call.answer(request).await? {
+                InboundResponse::Full(response) => {
+                    let (parts, body) = response.into_parts();
+                    if !parts.status.is_success() {
+                        return Err(answer_status(call.service(), &parts, &body));
+                    }
+                    // A stream answered with one document: one message.
+                    let message = call
+                        .service()
+                        .response(&call.method, &body)
+                        .map_err(|why| {
+                            error_status(call.service(), ErrorCode::InternalError, &why)
+                        })?;
+                    let once: MessageStream = Box::pin(futures_util::stream::once(async move {
+                        Ok(Bytes::from(message))
+                    }));
+                    Ok(tonic::Response::new(once))
+                }
+                InboundResponse::Stream { frames, .. } => {
+                    let call = Arc::new(call);
+                    let messages = frames
+                        .map(move |frame| event_message(&call, &frame))
+                        .scan(false, |ended, item| {
+                            // Nothing follows an error.
+                            if *ended {
+                                return std::future::ready(None);
+                            }
+                            *ended = item.is_err();
+                            std::future::ready(Some(item))
+                        })
+                        .filter_map(|item| std::future::ready(item.transpose()));
+                    let messages: MessageStream = Box::pin(messages);
+                    Ok(tonic::Response::new(messages))
+                }
+            }
+        })
+    }
+}
+
+/// One SSE frame of the HTTP+JSON stream as a stream message: `None` for a frame carrying no
+/// event (a keep-alive comment), an error status for an `error` event.
+fn event_message(call: &Call, frame: &Bytes) -> Result<Option<Bytes>, Status> {
+    let text = String::from_utf8_lossy(frame);
+    let mut event = "";
+    let mut data = String::new();
+    for line in text.lines() {
+        if let Some(name) = line.strip_prefix("event:") {
+            event = name.trim();
+        } else if let Some(chunk) = line.strip_prefix("data:") {
+            if !data.is_empty() {
+                data.push('\n');
+            }
+            data.push_str(chunk.strip_prefix(' ').unwrap_or(chunk));
+        }
+    }
+    if data.is_empty() {
+        return Ok(None);
+    }
+    let service = call.service();
+    if event == "error" {
+        let (error, message) = error_in(None, data.as_bytes());
+        return Err(error_status(service, error, &message));
+    }
+    service
+        .response(&call.method, data.as_bytes())
+        .map(|m| Some(Bytes::from(m)))
+        .map_err(|why| error_status(service, ErrorCode::InvalidAgentResponse, &why))
+}
+
+/// The A2A error and message an HTTP+JSON error body carries.
+fn error_in(known: Option<ErrorCode>, body: &[u8]) -> (ErrorCode, String) {
+    let json: serde_json::Value = serde_json::from_slice(body).unwrap_or_default();
+    let inner = json.get("error").unwrap_or(&json);
+    let message = inner
+        .get("message")
+        .and_then(serde_json::Value::as_str)
+        .map_or_else(|| String::from_utf8_lossy(body).into_owned(), str::to_owned);
+    let reason = inner
+        .get("details")
+        .and_then(serde_json::Value::as_array)
+        .into_iter()
+        .flatten()
+        .find_map(|d| d.get("reason").and_then(serde_json::Value::as_str))
+        .and_then(ErrorCode::from_reason);
+    (
+        known.or(reason).unwrap_or(ErrorCode::InternalError),
+        message,
+    )
+}
+
+/// The status of an HTTP+JSON error answer: the A2A error the pipeline named (`CallInfo`), else
+/// what the HTTP status says (the bridge refused before any A2A call: credentials, routing).
+fn answer_status(service: &Service, parts: &http::response::Parts, body: &[u8]) -> Status {
+    let named = parts
+        .extensions
+        .get::<CallInfo>()
+        .and_then(|info| info.error_code)
+        .map(ErrorCode::from_code);
+    if named.is_none() {
+        let code = match parts.status.as_u16() {
+            401 => Some(Code::Unauthenticated),
+            403 => Some(Code::PermissionDenied),
+            404 | 405 => Some(Code::Unimplemented),
+            413 | 429 => Some(Code::ResourceExhausted),
+            503 => Some(Code::Unavailable),
+            504 => Some(Code::DeadlineExceeded),
+            _ => None,
+        };
+        if let Some(code) = code {
+            let (_, message) = error_in(None, body);
+            return Status::new(code, message);
+        }
+    }
+    let (error, message) = error_in(named, body);
+    error_status(service, error, &message)
+}
+
+/// An A2A error as its revision's gRPC status.
+fn error_status(service: &Service, error: ErrorCode, message: &str) -> Status {
+    let form = service.errors;
+    let code = (form.status_of)(error);
+    let message = (form.message_of)(error, message);
+    match form.details_domain {
+        Some(domain) => Status::with_details(
+            Code::from(code),
+            message.clone(),
+            Bytes::from(service.status_details(code, &message, error, domain)),
+        ),
+        None => Status::new(Code::from(code), message),
+    }
+}
+
+/// Messages as they are: the descriptors read them, not the codec.
+#[derive(Debug, Clone, Copy, Default)]
+struct RawCodec;
+
+impl Codec for RawCodec {
+    type Encode = Bytes;
+    type Decode = Bytes;
+    type Encoder = RawCodec;
+    type Decoder = RawCodec;
+
+    fn encoder(&mut self) -> Self::Encoder {
+        Self
+    }
+
+    fn decoder(&mut self) -> Self::Decoder {
+        Self
+    }
+}
+
+impl Encoder for RawCodec {
+    type Item = Bytes;
+    type Error = Status;
+
+    fn encode(&mut self, item: Bytes, dst: &mut EncodeBuf<'_>) -> Result<(), Status> {
+        dst.put(item);
+        Ok(())
+    }
+}
+
+impl Decoder for RawCodec {
+    type Item = Bytes;
+    type Error = Status;
+
+    fn decode(&mut self, src: &mut DecodeBuf<'_>) -> Result<Option<Bytes>, Status> {
+        Ok(Some(src.copy_to_bytes(src.remaining())))
+    }
+}

@@ -1,0 +1,509 @@
+//! gRPC messages to and from the HTTP+JSON form of the same call, driven by the descriptors.
+//!
+//! Each A2A method's `google.api.http` rule says how its request message travels over
+//! HTTP+JSON: the verb, a path template whose variables are request fields, and which fields
+//! are the body (the rest go in the query). A gRPC request is decoded with the method's input
+//! descriptor, written as `ProtoJSON`, and laid out by that rule; an HTTP+JSON answer is read
+//! back with the output descriptor into the response message. Nothing here is specific to a
+//! revision but the descriptors and the error form ([`ErrorForm`]) the binary hands in.
+
+use bridge_ir::{ErrorCode, Revision};
+use prost::Message as _;
+use prost_reflect::{
+    DescriptorPool, DeserializeOptions, DynamicMessage, ExtensionDescriptor, MessageDescriptor,
+    MethodDescriptor, SerializeOptions, ServiceDescriptor, Value,
+};
+
+/// How one revision writes A2A errors as gRPC statuses (its codec crate's `grpc` tables).
+#[derive(Debug, Clone, Copy)]
+pub struct ErrorForm {
+    /// The status code of an error.
+    pub status_of: fn(ErrorCode) -> i32,
+    /// The status message of an error with this message.
+    pub message_of: fn(ErrorCode, &str) -> String,
+    /// The `ErrorInfo` domain, when the revision carries a `google.rpc.Status` with an
+    /// `ErrorInfo` in `grpc-status-details-bin` (1.0); `None` when it carries no details (0.3).
+    pub details_domain: Option<&'static str>,
+}
+
+/// One HTTP rule of a method.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rule {
+    /// The HTTP method.
+    pub verb: http::Method,
+    /// The path template (`/tasks/{id=*}:cancel`).
+    pub template: String,
+    /// `*` (every field not in the path), a field name, or empty (the query holds the rest).
+    pub body: String,
+}
+
+/// A call in its HTTP+JSON form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RestCall {
+    /// The HTTP method.
+    pub verb: http::Method,
+    /// The path (below the interface URL).
+    pub path: String,
+    /// The query, if any.
+    pub query: Option<String>,
+    /// The JSON body (empty without one).
+    pub body: Vec<u8>,
+}
+
+/// One revision's service.
+#[derive(Debug, Clone)]
+pub struct Service {
+    /// The revision it speaks.
+    pub revision: Revision,
+    /// How its errors are written.
+    pub errors: ErrorForm,
+    descriptor: ServiceDescriptor,
+    http: ExtensionDescriptor,
+    status: MessageDescriptor,
+    error_info: MessageDescriptor,
+    any: MessageDescriptor,
+}
+
+impl Service {
+    /// The service `name` of the encoded `FileDescriptorSet` `descriptors`.
+    ///
+    /// # Errors
+    ///
+    /// When the descriptors do not decode or lack the service or the messages used here.
+    pub fn new(
+        revision: Revision,
+        name: &str,
+        descriptors: &[u8],
+        errors: ErrorForm,
+    ) -> Result<Self, String> {
+        let pool = DescriptorPool::decode(descriptors).map_err(|e| e.to_string())?;
+        let message = |name: &str| {
+            pool.get_message_by_name(name)
+                .ok_or_else(|| format!("the descriptors lack {name}"))
+        };
+        Ok(Self {
+            revision,
+            errors,
+            descriptor: pool
+                .get_service_by_name(name)
+                .ok_or_else(|| format!("the descriptors lack the service {name}"))?,
+            http: pool
+                .get_extension_by_name("google.api.http")
+                .ok_or_else(|| "the descriptors lack google.api.http".to_owned())?,
+            status: message("google.rpc.Status")?,
+            error_info: message("google.rpc.ErrorInfo")?,
+            any: message("google.protobuf.Any")?,
+        })
+    }
+
+    /// The service's full name (`lf.a2a.v1.A2AService`).
+    #[must_use]
+    pub fn name(&self) -> &str {
+        self.descriptor.full_name()
+    }
+
+    /// The method named `name`.
+    #[must_use]
+    pub fn method(&self, name: &str) -> Option<MethodDescriptor> {
+        self.descriptor.methods().find(|m| m.name() == name)
+    }
+
+    /// Every method.
+    pub fn methods(&self) -> impl Iterator<Item = MethodDescriptor> + '_ {
+        self.descriptor.methods()
+    }
+
+    /// The HTTP rules of `method`: its own, then its additional bindings.
+    #[must_use]
+    pub fn rules(&self, method: &MethodDescriptor) -> Vec<Rule> {
+        let options = method.options();
+        let value = options.get_extension(&self.http);
+        let mut rules = Vec::new();
+        if let Value::Message(rule) = value.as_ref() {
+            rules.extend(rule_of(rule));
+            if let Some(extra) = rule.get_field_by_name("additional_bindings")
+                && let Value::List(extra) = extra.as_ref()
+            {
+                rules.extend(extra.iter().filter_map(|v| match v {
+                    Value::Message(m) => rule_of(m),
+                    _ => None,
+                }));
+            }
+        }
+        rules
+    }
+
+    /// A gRPC request message of `method` in its HTTP+JSON form.
+    ///
+    /// # Errors
+    ///
+    /// What is wrong with the message (it does not decode, a path field is missing).
+    pub fn to_rest(&self, method: &MethodDescriptor, message: &[u8]) -> Result<RestCall, String> {
+        let input = method.input();
+        let decoded = DynamicMessage::decode(input.clone(), message)
+            .map_err(|e| format!("the {} message does not decode: {e}", input.full_name()))?;
+        let json = decoded
+            .serialize_with_options(serde_json::value::Serializer, &SerializeOptions::new())
+            .map_err(|e| {
+                format!(
+                    "the {} message cannot be written as JSON: {e}",
+                    input.full_name()
+                )
+            })?;
+        let serde_json::Value::Object(mut fields) = json else {
+            return Err(format!(
+                "the {} message is not an object",
+                input.full_name()
+            ));
+        };
+        // The rule whose path variables the message fills best: a tenant-prefixed binding only
+        // when the message names a tenant.
+        let mut rules = self.rules(method);
+        rules.sort_by_key(|rule| std::cmp::Reverse(variables(&rule.template).len()));
+        let rule = rules
+            .into_iter()
+            .find(|rule| {
+                variables(&rule.template).iter().all(|(field, _)| {
+                    json_name(&input, field)
+                        .and_then(|name| fields.get(&name))
+                        .and_then(serde_json::Value::as_str)
+                        .is_some_and(|v| !v.is_empty())
+                })
+            })
+            .ok_or_else(|| {
+                format!(
+                    "the {} message lacks the fields its HTTP path needs",
+                    input.full_name()
+                )
+            })?;
+        let mut path = String::new();
+        let mut rest = rule.template.as_str();
+        while let Some(open) = rest.find('{') {
+            path.push_str(&rest[..open]);
+            let close = rest[open..].find('}').map_or(rest.len(), |c| open + c);
+            let variable = &rest[open + 1..close];
+            let (field, pattern) = variable.split_once('=').unwrap_or((variable, "*"));
+            let name = json_name(&input, field).unwrap_or_else(|| field.to_owned());
+            let value = fields
+                .remove(&name)
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            path.push_str(&encode_path(&value, pattern.contains('/')));
+            rest = rest.get(close + 1..).unwrap_or_default();
+        }
+        path.push_str(rest);
+        let (query, body) = if rule.body.is_empty() {
+            (query_of(&fields), Vec::new())
+        } else {
+            (
+                None,
+                serde_json::to_vec(&serde_json::Value::Object(fields)).unwrap_or_default(),
+            )
+        };
+        Ok(RestCall {
+            verb: rule.verb,
+            path,
+            query,
+            body,
+        })
+    }
+
+    /// An HTTP+JSON answer body of `method` as its gRPC response message.
+    ///
+    /// # Errors
+    ///
+    /// When the JSON is no such message.
+    pub fn response(&self, method: &MethodDescriptor, json: &[u8]) -> Result<Vec<u8>, String> {
+        let output = method.output();
+        let json = if json.iter().all(u8::is_ascii_whitespace) {
+            b"{}".as_slice()
+        } else {
+            json
+        };
+        let mut reader = serde_json::Deserializer::from_slice(json);
+        let message = DynamicMessage::deserialize_with_options(
+            output.clone(),
+            &mut reader,
+            &DeserializeOptions::new().deny_unknown_fields(false),
+        )
+        .map_err(|e| format!("the answer is no {}: {e}", output.full_name()))?;
+        Ok(message.encode_to_vec())
+    }
+
+    /// The encoded `google.rpc.Status` of an error, with an `ErrorInfo` of `domain` naming it.
+    #[must_use]
+    pub fn status_details(
+        &self,
+        code: i32,
+        message: &str,
+        error: ErrorCode,
+        domain: &str,
+    ) -> Vec<u8> {
+        let mut info = DynamicMessage::new(self.error_info.clone());
+        info.set_field_by_name(
+            "reason",
+            Value::String(error.reason().unwrap_or("INTERNAL_ERROR").to_owned()),
+        );
+        info.set_field_by_name("domain", Value::String(domain.to_owned()));
+        let mut any = DynamicMessage::new(self.any.clone());
+        any.set_field_by_name(
+            "type_url",
+            Value::String("type.googleapis.com/google.rpc.ErrorInfo".to_owned()),
+        );
+        any.set_field_by_name("value", Value::Bytes(info.encode_to_vec().into()));
+        let mut status = DynamicMessage::new(self.status.clone());
+        status.set_field_by_name("code", Value::I32(code));
+        status.set_field_by_name("message", Value::String(message.to_owned()));
+        status.set_field_by_name("details", Value::List(vec![Value::Message(any)]));
+        status.encode_to_vec()
+    }
+}
+
+fn rule_of(rule: &DynamicMessage) -> Option<Rule> {
+    let text = |name: &str| {
+        rule.get_field_by_name(name).and_then(|v| match v.as_ref() {
+            Value::String(s) if !s.is_empty() => Some(s.clone()),
+            _ => None,
+        })
+    };
+    let (verb, template) = [
+        (http::Method::GET, "get"),
+        (http::Method::POST, "post"),
+        (http::Method::DELETE, "delete"),
+        (http::Method::PUT, "put"),
+        (http::Method::PATCH, "patch"),
+    ]
+    .into_iter()
+    .find_map(|(verb, name)| text(name).map(|t| (verb, t)))?;
+    Some(Rule {
+        verb,
+        template,
+        body: text("body").unwrap_or_default(),
+    })
+}
+
+/// The variables of a path template: field name and pattern.
+fn variables(template: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        let Some(close) = rest[open..].find('}') else {
+            break;
+        };
+        let variable = &rest[open + 1..open + close];
+        let (field, pattern) = variable.split_once('=').unwrap_or((variable, "*"));
+        out.push((field.to_owned(), pattern.to_owned()));
+        rest = &rest[open + close + 1..];
+    }
+    out
+}
+
+/// The JSON name of the field `field` (its proto name) of `message`.
+fn json_name(message: &MessageDescriptor, field: &str) -> Option<String> {
+    message
+        .get_field_by_name(field)
+        .map(|f| f.json_name().to_owned())
+}
+
+/// A path value percent-encoded: `/` kept when the pattern spans segments.
+fn encode_path(value: &str, multi_segment: bool) -> String {
+    let mut out = String::with_capacity(value.len());
+    for byte in value.bytes() {
+        let keep = byte.is_ascii_alphanumeric()
+            || matches!(byte, b'-' | b'.' | b'_' | b'~')
+            || (multi_segment && byte == b'/');
+        if keep {
+            out.push(char::from(byte));
+        } else {
+            use std::fmt::Write as _;
+            let _ = write!(out, "%{byte:02X}");
+        }
+    }
+    out
+}
+
+/// The remaining fields as a query: scalars and lists of scalars, by JSON name.
+fn query_of(fields: &serde_json::Map<String, serde_json::Value>) -> Option<String> {
+    let mut query = form_urlencoded::Serializer::new(String::new());
+    let mut any = false;
+    for (name, value) in fields {
+        let values: Vec<&serde_json::Value> = match value {
+            serde_json::Value::Array(items) => items.iter().collect(),
+            other => vec![other],
+        };
+        for value in values {
+            let text = match value {
+                serde_json::Value::String(s) => s.clone(),
+                serde_json::Value::Number(n) => n.to_string(),
+                serde_json::Value::Bool(b) => b.to_string(),
+                _ => continue,
+            };
+            query.append_pair(name, &text);
+            any = true;
+        }
+    }
+    any.then(|| query.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    #![expect(clippy::unwrap_used, reason = "tests unwrap what they just built")]
+
+    use super::*;
+
+    fn v10() -> Service {
+        Service::new(
+            Revision::V1_0,
+            bridge_v10::grpc::SERVICE,
+            bridge_v10::grpc::DESCRIPTORS,
+            ErrorForm {
+                status_of: bridge_v10::grpc::status_of,
+                message_of: |_, m| m.to_owned(),
+                details_domain: Some(bridge_v10::grpc::ERROR_DOMAIN),
+            },
+        )
+        .unwrap()
+    }
+
+    fn v03() -> Service {
+        Service::new(
+            Revision::V0_3,
+            bridge_v03::grpc::SERVICE,
+            bridge_v03::grpc::DESCRIPTORS,
+            ErrorForm {
+                status_of: bridge_v03::grpc::status_of,
+                message_of: bridge_v03::grpc::message_of,
+                details_domain: None,
+            },
+        )
+        .unwrap()
+    }
+
+    /// A request message of `method`, from its JSON form.
+    fn message(service: &Service, method: &str, json: &str) -> Vec<u8> {
+        let input = service.method(method).unwrap().input();
+        let mut reader = serde_json::Deserializer::from_str(json);
+        DynamicMessage::deserialize(input, &mut reader)
+            .unwrap()
+            .encode_to_vec()
+    }
+
+    fn rest(service: &Service, method: &str, json: &str) -> RestCall {
+        let m = service.method(method).unwrap();
+        service
+            .to_rest(&m, &message(service, method, json))
+            .unwrap()
+    }
+
+    #[test]
+    fn every_method_of_both_services_has_an_http_rule() {
+        for service in [v10(), v03()] {
+            let names: Vec<_> = service.methods().map(|m| m.name().to_owned()).collect();
+            assert!(names.len() >= 10, "{names:?}");
+            for method in service.methods() {
+                assert!(!service.rules(&method).is_empty(), "{}", method.name());
+            }
+        }
+    }
+
+    #[test]
+    fn a_1_0_request_is_laid_out_by_its_rule_with_the_tenant_binding_only_when_named() {
+        let s = v10();
+        let got = rest(&s, "GetTask", r#"{"id": "t/1", "historyLength": 2}"#);
+        assert_eq!(got.verb, http::Method::GET);
+        assert_eq!(got.path, "/tasks/t%2F1");
+        assert_eq!(got.query.as_deref(), Some("historyLength=2"));
+        let got = rest(&s, "GetTask", r#"{"tenant": "acme", "id": "t-1"}"#);
+        assert_eq!(got.path, "/acme/tasks/t-1");
+        let got = rest(
+            &s,
+            "SendMessage",
+            r#"{"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}"#,
+        );
+        assert_eq!(
+            (got.verb, got.path.as_str()),
+            (http::Method::POST, "/message:send")
+        );
+        let body: serde_json::Value = serde_json::from_slice(&got.body).unwrap();
+        assert_eq!(body["message"]["parts"][0]["text"], "hi");
+        let got = rest(
+            &s,
+            "CreateTaskPushNotificationConfig",
+            r#"{"taskId": "t-1", "url": "https://h/x"}"#,
+        );
+        assert_eq!(got.path, "/tasks/t-1/pushNotificationConfigs");
+        let body: serde_json::Value = serde_json::from_slice(&got.body).unwrap();
+        assert_eq!(body, serde_json::json!({"url": "https://h/x"}));
+        let got = rest(
+            &s,
+            "ListTasks",
+            r#"{"contextId": "c", "status": "TASK_STATE_WORKING", "pageSize": 5}"#,
+        );
+        assert_eq!(got.path, "/tasks");
+        let query = got.query.unwrap();
+        assert!(
+            query.contains("contextId=c")
+                && query.contains("status=TASK_STATE_WORKING")
+                && query.contains("pageSize=5"),
+            "{query}"
+        );
+        // A path field left out is the caller's error.
+        let m = s.method("GetTask").unwrap();
+        assert!(s.to_rest(&m, &message(&s, "GetTask", "{}")).is_err());
+        assert!(s.to_rest(&m, b"\xff\xff").is_err());
+    }
+
+    #[test]
+    fn a_0_3_request_keeps_its_resource_names_in_the_path() {
+        let s = v03();
+        let got = rest(
+            &s,
+            "GetTask",
+            r#"{"name": "tasks/t-1", "historyLength": 3}"#,
+        );
+        assert_eq!(got.path, "/v1/tasks/t-1");
+        assert_eq!(got.query.as_deref(), Some("historyLength=3"));
+        let got = rest(&s, "CancelTask", r#"{"name": "tasks/t-1"}"#);
+        assert_eq!(
+            (got.verb, got.path.as_str()),
+            (http::Method::POST, "/v1/tasks/t-1:cancel")
+        );
+        let got = rest(
+            &s,
+            "GetTaskPushNotificationConfig",
+            r#"{"name": "tasks/t-1/pushNotificationConfigs/c-1"}"#,
+        );
+        assert_eq!(got.path, "/v1/tasks/t-1/pushNotificationConfigs/c-1");
+        let got = rest(&s, "TaskSubscription", r#"{"name": "tasks/t-1"}"#);
+        assert_eq!(
+            (got.verb, got.path.as_str()),
+            (http::Method::GET, "/v1/tasks/t-1:subscribe")
+        );
+    }
+
+    #[test]
+    fn an_answer_becomes_the_response_message_and_errors_carry_their_details() {
+        let s = v10();
+        let m = s.method("GetTask").unwrap();
+        let bytes = s
+            .response(
+                &m,
+                br#"{"id": "t-1", "status": {"state": "TASK_STATE_COMPLETED"}, "extra": 1}"#,
+            )
+            .unwrap();
+        let task = DynamicMessage::decode(m.output(), bytes.as_slice()).unwrap();
+        assert_eq!(task.get_field_by_name("id").unwrap().as_str(), Some("t-1"));
+        assert!(s.response(&m, br#"{"id": 5}"#).is_err());
+        let empty = s.method("DeleteTaskPushNotificationConfig").unwrap();
+        assert!(s.response(&empty, b"").unwrap().is_empty());
+
+        let details = s.status_details(5, "gone", ErrorCode::TaskNotFound, "a2a-protocol.org");
+        let status = DynamicMessage::decode(s.status.clone(), details.as_slice()).unwrap();
+        assert_eq!(status.get_field_by_name("code").unwrap().as_i32(), Some(5));
+        let text = String::from_utf8_lossy(&details);
+        assert!(
+            text.contains("TASK_NOT_FOUND") && text.contains("a2a-protocol.org"),
+            "{text}"
+        );
+    }
+}

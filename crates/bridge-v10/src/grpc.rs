@@ -1,0 +1,129 @@
+//! The gRPC wire form of A2A 1.0: the service `lf.a2a.v1.A2AService` (`proto/a2a.proto`, from
+//! the specification's tag v1.0.0, compiled at build time into [`DESCRIPTORS`]), and how A2A
+//! errors travel as gRPC statuses.
+//!
+//! A gRPC request message of 1.0 is, in `ProtoJSON`, the JSON-RPC `params` of the same method,
+//! and its response message the JSON-RPC `result`: the gRPC adapters read and write messages
+//! through the descriptors and hand the JSON form to this crate's codecs.
+//!
+//! # Errors
+//!
+//! A2A 1.0 §5.4 (as corrected in v1.0.1) and a2a-sdk 1.3.0's gRPC server (`_ERROR_CODE_MAP`):
+//! the status code of each error is [`status_of`]; the status carries a `google.rpc.Status`
+//! whose first detail is an `ErrorInfo` with the error's reason and the domain
+//! [`ERROR_DOMAIN`], in `grpc-status-details-bin`, with the same code and message as the status
+//! (a2a-sdk 1.3.0's client refuses a status whose details disagree with it). Back, the reason of
+//! an `ErrorInfo` of that domain names the error; without one, [`error_of`] reads the code.
+
+use bridge_ir::ErrorCode;
+
+/// The service's full name.
+pub const SERVICE: &str = "lf.a2a.v1.A2AService";
+
+/// The encoded `FileDescriptorSet` of `proto/a2a.proto` and its imports.
+pub const DESCRIPTORS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/a2a.bin"));
+
+/// The `ErrorInfo` domain of A2A errors.
+pub const ERROR_DOMAIN: &str = "a2a-protocol.org";
+
+/// gRPC status codes used here (grpc/doc/statuscodes.md).
+pub mod code {
+    /// `UNKNOWN`.
+    pub const UNKNOWN: i32 = 2;
+    /// `INVALID_ARGUMENT`.
+    pub const INVALID_ARGUMENT: i32 = 3;
+    /// `DEADLINE_EXCEEDED`.
+    pub const DEADLINE_EXCEEDED: i32 = 4;
+    /// `NOT_FOUND`.
+    pub const NOT_FOUND: i32 = 5;
+    /// `FAILED_PRECONDITION`.
+    pub const FAILED_PRECONDITION: i32 = 9;
+    /// `UNIMPLEMENTED`.
+    pub const UNIMPLEMENTED: i32 = 12;
+    /// `INTERNAL`.
+    pub const INTERNAL: i32 = 13;
+    /// `UNAVAILABLE`.
+    pub const UNAVAILABLE: i32 = 14;
+}
+
+/// The gRPC status code an A2A error travels under.
+#[must_use]
+pub const fn status_of(error: ErrorCode) -> i32 {
+    match error {
+        ErrorCode::TaskNotFound | ErrorCode::MethodNotFound => code::NOT_FOUND,
+        ErrorCode::ParseError
+        | ErrorCode::InvalidRequest
+        | ErrorCode::InvalidParams
+        | ErrorCode::ContentTypeNotSupported => code::INVALID_ARGUMENT,
+        ErrorCode::TaskNotCancelable
+        | ErrorCode::PushNotificationNotSupported
+        | ErrorCode::UnsupportedOperation
+        | ErrorCode::ExtendedAgentCardNotConfigured
+        | ErrorCode::ExtensionSupportRequired
+        | ErrorCode::VersionNotSupported => code::FAILED_PRECONDITION,
+        ErrorCode::InternalError | ErrorCode::InvalidAgentResponse | ErrorCode::Other(_) => {
+            code::INTERNAL
+        }
+    }
+}
+
+/// The A2A error a status stands for: the reason of its `ErrorInfo` (of [`ERROR_DOMAIN`]) when
+/// it has one, else what its code most likely means.
+#[must_use]
+pub fn error_of(status: i32, reason: Option<&str>) -> ErrorCode {
+    if let Some(error) = reason.and_then(ErrorCode::from_reason) {
+        return error;
+    }
+    match status {
+        code::NOT_FOUND => ErrorCode::TaskNotFound,
+        code::INVALID_ARGUMENT => ErrorCode::InvalidParams,
+        code::FAILED_PRECONDITION | code::UNIMPLEMENTED => ErrorCode::UnsupportedOperation,
+        _ => ErrorCode::InternalError,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_named_error_comes_back_from_its_status_and_reason() {
+        for error in ErrorCode::NAMED {
+            assert_eq!(
+                error_of(status_of(error), error.reason()),
+                error,
+                "{error:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn without_a_reason_a_status_reads_as_its_most_likely_error_and_maps_back_to_itself() {
+        for status in [
+            code::NOT_FOUND,
+            code::INVALID_ARGUMENT,
+            code::FAILED_PRECONDITION,
+            code::INTERNAL,
+        ] {
+            assert_eq!(status_of(error_of(status, None)), status);
+        }
+        assert_eq!(
+            error_of(code::UNKNOWN, Some("NOT_A_REASON")),
+            ErrorCode::InternalError
+        );
+    }
+
+    #[test]
+    fn the_descriptors_hold_the_service_and_the_status_messages() {
+        let text = String::from_utf8_lossy(DESCRIPTORS);
+        for name in [
+            "A2AService",
+            "SendMessageRequest",
+            "StreamResponse",
+            "ErrorInfo",
+            "google.rpc",
+        ] {
+            assert!(text.contains(name), "{name}");
+        }
+    }
+}

@@ -1,0 +1,58 @@
+"""The official SDK clients forced onto gRPC, through the bridge's gRPC listener, to agents of
+every revision and binding: a 1.0 gRPC client (a2a-sdk 1.3.0's pure 1.0 `GrpcTransport`) reaches
+the 0.3 and 1.0 JSON-RPC agents and the HTTP+JSON agents, every scenario of the JSON-RPC suite.
+
+The client proves which transport it used (`check_protocol`), and its only HTTP requests are for
+the card (`check_wire`): every call went over gRPC. Without the bridge the agents' cards offer
+no gRPC interface, and the client cannot start.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import interop_checks as checks
+from conftest import REVISIONS
+
+SCENARIOS = [s for s in checks.CHECKS if checks.applies(s, '1.0')]
+AGENTS = {
+    '0.3': 'agent0.3-jsonrpc',
+    '1.0': 'agent1.0-jsonrpc',
+    '0.3-rest': 'agent0.3-rest',
+    '1.0-rest': 'agent1.0-rest',
+}
+# What a2a-sdk 0.3.26's REST server does not serve (see test_rest_agent.py).
+NOT_AT_0_3_REST = {'push_config', 'extended_card'}
+
+
+def pairs(scenarios: list[str]):
+    for agent, label in AGENTS.items():
+        for scenario in scenarios:
+            if agent == '0.3-rest' and scenario in NOT_AT_0_3_REST:
+                continue
+            yield pytest.param(agent, scenario, id=f'{scenario}-{label}')
+
+
+@pytest.mark.parametrize(('agent', 'scenario'), list(pairs(SCENARIOS)))
+def test_a_1_0_grpc_client_reaches_every_agent_through_the_bridge(observe, agent, scenario):
+    obs = observe('1.0', agent, 'bridge', 'grpc')
+    checks.check_through_bridge(obs, scenario)
+
+
+@pytest.mark.parametrize('agent', REVISIONS, ids=lambda r: f'agent{r}-jsonrpc')
+def test_without_the_bridge_a_grpc_client_finds_no_grpc_interface(observe, agent):
+    obs = observe('1.0', agent, 'direct', 'grpc')
+    error = obs.document.get('discoveryError') or {}
+    assert 'no compatible transports' in str(error.get('message')), checks.show(obs.document)
+
+
+# What a2a-sdk 0.3.26's gRPC client cannot do: it has no push-config list or delete call, and it
+# raises the bare gRPC error (no A2A error type) for every failure.
+NOT_OVER_0_3_GRPC = {'push_config', 'unknown_task', 'undeclared_media'}
+V03_SCENARIOS = [s for s in checks.CHECKS if checks.applies(s, '0.3') and s not in NOT_OVER_0_3_GRPC]
+
+
+@pytest.mark.parametrize(('agent', 'scenario'), list(pairs(V03_SCENARIOS)))
+def test_a_0_3_grpc_client_reaches_every_agent_through_the_bridge(observe, agent, scenario):
+    obs = observe('0.3', agent, 'bridge', 'grpc')
+    checks.check_through_bridge(obs, scenario)
