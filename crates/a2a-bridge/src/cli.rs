@@ -154,7 +154,7 @@ impl From<RevisionArg> for bridge_ir::Revision {
 /// An upstream binding named on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum BindingArg {
-    /// From the agent's card: JSON-RPC when offered, else HTTP+JSON.
+    /// From the agent's card: JSON-RPC when offered, else HTTP+JSON, else gRPC.
     #[value(name = "auto")]
     Auto,
     /// JSON-RPC.
@@ -163,6 +163,9 @@ pub enum BindingArg {
     /// HTTP+JSON (REST).
     #[value(name = "rest")]
     Rest,
+    /// gRPC.
+    #[value(name = "grpc")]
+    Grpc,
 }
 
 impl From<BindingArg> for BindingChoice {
@@ -171,6 +174,7 @@ impl From<BindingArg> for BindingChoice {
             BindingArg::Auto => Self::Auto,
             BindingArg::JsonRpc => Self::JsonRpc,
             BindingArg::Rest => Self::Rest,
+            BindingArg::Grpc => Self::Grpc,
         }
     }
 }

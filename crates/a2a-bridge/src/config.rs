@@ -448,10 +448,10 @@ pub enum RevisionChoice {
     V1_0,
 }
 
-/// `binding = "auto" | "jsonrpc" | "rest"`.
+/// `binding = "auto" | "jsonrpc" | "rest" | "grpc"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 pub enum BindingChoice {
-    /// From the agent's card: JSON-RPC when offered, else HTTP+JSON.
+    /// From the agent's card: JSON-RPC when offered, else HTTP+JSON, else gRPC.
     #[default]
     #[serde(rename = "auto")]
     Auto,
@@ -461,6 +461,9 @@ pub enum BindingChoice {
     /// HTTP+JSON (REST).
     #[serde(rename = "rest")]
     Rest,
+    /// gRPC.
+    #[serde(rename = "grpc")]
+    Grpc,
 }
 
 impl BindingChoice {
@@ -471,6 +474,7 @@ impl BindingChoice {
             Self::Auto => None,
             Self::JsonRpc => Some(Binding::JsonRpc),
             Self::Rest => Some(Binding::HttpJson),
+            Self::Grpc => Some(Binding::Grpc),
         }
     }
 }

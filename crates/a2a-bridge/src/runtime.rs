@@ -49,6 +49,9 @@ pub enum BuildError {
     /// The push client.
     #[error("push: {0}")]
     Push(String),
+    /// The gRPC services (their embedded descriptors).
+    #[error("grpc: {0}")]
+    Grpc(String),
 }
 use bytes::Bytes;
 use futures_util::future::BoxFuture;
@@ -86,6 +89,30 @@ pub fn grpc_services() -> Result<Vec<bridge_grpc::Service>, String> {
                 details_domain: None,
             },
         )?,
+    ])
+}
+
+/// The gRPC services toward agents, with how each revision's error statuses read.
+fn grpc_readings() -> Result<Vec<(bridge_grpc::Service, bridge_grpc::ErrorReading)>, String> {
+    let mut services = grpc_services()?.into_iter();
+    let (Some(v1_0), Some(v0_3)) = (services.next(), services.next()) else {
+        return Err("the gRPC services are missing".to_owned());
+    };
+    Ok(vec![
+        (
+            v0_3,
+            bridge_grpc::ErrorReading {
+                error_of: |code, message, _| bridge_v03::grpc::error_of(code, message),
+            },
+        ),
+        (
+            v1_0,
+            bridge_grpc::ErrorReading {
+                error_of: |code, message, reason| {
+                    (bridge_v10::grpc::error_of(code, reason), message.to_owned())
+                },
+            },
+        ),
     ])
 }
 
@@ -524,13 +551,17 @@ impl Wiring {
                 },
             };
             let pusher = route_pusher(before, &resolved, &config.name, &store, metrics)?;
+            let http: Arc<dyn Upstream> = Arc::clone(&upstream) as Arc<dyn Upstream>;
+            // gRPC agents are called through the gRPC adapter, everything else over HTTP.
+            let grpc: Arc<dyn Upstream> = Arc::new(bridge_grpc::GrpcUpstream::new(
+                http,
+                grpc_readings().map_err(BuildError::Grpc)?,
+                codecs(),
+            ));
             let port: Arc<dyn Upstream> = if config.headers.is_empty() {
-                Arc::clone(&upstream) as Arc<dyn Upstream>
+                grpc
             } else {
-                Arc::new(WithHeaders::new(
-                    Arc::clone(&upstream) as Arc<dyn Upstream>,
-                    config.headers.clone(),
-                ))
+                Arc::new(WithHeaders::new(grpc, config.headers.clone()))
             };
             let bridge = Bridge::new(config.settings.clone(), codecs(), port, Arc::clone(&cards))
                 .with_observer(metrics.observer(&config.name))

@@ -131,16 +131,18 @@ pub fn read_upstream_card(
         Binding::HttpJson => codecs
             .rest_of(revision)
             .is_some_and(|codec| codec.calls_upstream()),
-        Binding::Grpc => false,
+        Binding::Grpc => codecs.rest_of(revision).is_some(),
     };
     let offered = |b: Binding, revision: Revision| {
         card.interfaces.iter().find(|i| {
             Binding::from_name(&i.binding) == Some(b)
                 && interface_revision(i) == Some(revision)
-                && (i.url.starts_with("http://") || i.url.starts_with("https://"))
+                && (b == Binding::Grpc
+                    || i.url.starts_with("http://")
+                    || i.url.starts_with("https://"))
         })
     };
-    let bindings = [Binding::JsonRpc, Binding::HttpJson];
+    let bindings = [Binding::JsonRpc, Binding::HttpJson, Binding::Grpc];
     let revision = pinned.unwrap_or_else(|| {
         let any_1_0 = bindings
             .into_iter()

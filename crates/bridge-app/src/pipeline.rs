@@ -919,7 +919,14 @@ pub(crate) async fn send(
     let method = call.method();
     let (http_method, url, body) = match context.upstream_binding {
         Binding::HttpJson => rest_request(bridge, context, call)?,
-        Binding::JsonRpc | Binding::Grpc => jsonrpc_request(bridge, context, call)?,
+        // A gRPC agent is called in the HTTP+JSON form of the call, to a `grpc://host:port`
+        // URL: the upstream adapter transcodes it (its HTTP rules) into the gRPC call.
+        Binding::Grpc => {
+            let (verb, url, body) = rest_request(bridge, context, call)?;
+            let target = url.split_once("://").map_or(url.as_str(), |(_, rest)| rest);
+            (verb, format!("grpc://{target}"), body)
+        }
+        Binding::JsonRpc => jsonrpc_request(bridge, context, call)?,
     };
     let streaming = matches!(deadline, Deadline::Stream { .. });
     let headers =
@@ -941,6 +948,12 @@ pub(crate) async fn send(
         started.elapsed(),
     );
     result.map_err(|e| upstream_failure(&e))
+}
+
+/// Whether answers over `binding` come in the HTTP+JSON form: a gRPC agent's do, as its
+/// upstream adapter writes them.
+pub(crate) const fn rest_form(binding: Binding) -> bool {
+    matches!(binding, Binding::HttpJson | Binding::Grpc)
 }
 
 /// A call as the upstream's HTTP+JSON request: method, URL and body.
@@ -1055,8 +1068,10 @@ pub(crate) fn read_upstream_answer(
     body: &[u8],
 ) -> Result<Reply, RpcError> {
     let reply = match context.upstream_binding {
-        Binding::HttpJson => read_rest_answer(bridge, context, method, status, headers, body),
-        Binding::JsonRpc | Binding::Grpc => read_answer(
+        Binding::HttpJson | Binding::Grpc => {
+            read_rest_answer(bridge, context, method, status, headers, body)
+        }
+        Binding::JsonRpc => read_answer(
             bridge.codecs.of(context.upstream).as_ref(),
             context,
             method,

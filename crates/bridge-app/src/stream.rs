@@ -766,9 +766,9 @@ impl State {
                     Some(Ok(chunk)) => match self.splitter.push(&chunk) {
                         Ok(events) => {
                             for event in events {
-                                let (frames, followed) = if self.translator.context.upstream_binding
-                                    == Binding::HttpJson
-                                {
+                                let (frames, followed) = if crate::pipeline::rest_form(
+                                    self.translator.context.upstream_binding,
+                                ) {
                                     self.translator.rest_data(&event).await
                                 } else {
                                     self.translator.data(&event.data).await

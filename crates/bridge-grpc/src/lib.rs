@@ -1,10 +1,13 @@
 //! The gRPC binding of a2a-bridge, for both revisions: `transcode` turns a gRPC message into
 //! the HTTP+JSON form of the same call (and an answer back) from the descriptors each codec
-//! crate compiles, and `server` serves both services, handing every call to the same handler as
-//! the HTTP listener. gRPC is thus one more inbound adapter in front of the one pipeline.
+//! crate compiles, `server` serves both services, handing every call to the same handler as the
+//! HTTP listener, and `client` calls gRPC agents for the pipeline, which reads them as it reads
+//! HTTP+JSON agents. gRPC is thus one more pair of adapters around the one pipeline.
 
+pub mod client;
 pub mod server;
 pub mod transcode;
 
+pub use client::{ErrorReading, GrpcUpstream};
 pub use server::GrpcService;
 pub use transcode::{ErrorForm, Service};

@@ -350,7 +350,7 @@ fn error_status(service: &Service, error: ErrorCode, message: &str) -> Status {
 
 /// Messages as they are: the descriptors read them, not the codec.
 #[derive(Debug, Clone, Copy, Default)]
-struct RawCodec;
+pub(crate) struct RawCodec;
 
 impl Codec for RawCodec {
     type Encode = Bytes;

@@ -188,6 +188,7 @@ impl Service {
                 .remove(&name)
                 .and_then(|v| v.as_str().map(str::to_owned))
                 .unwrap_or_default();
+            let value = completed(pattern, value);
             path.push_str(&encode_path(&value, pattern.contains('/')));
             rest = rest.get(close + 1..).unwrap_or_default();
         }
@@ -205,6 +206,144 @@ impl Service {
             path,
             query,
             body,
+        })
+    }
+
+    /// The gRPC call an HTTP+JSON request stands for: the method whose HTTP rule matches the
+    /// verb and path, and its request message built from the path variables, the query and the
+    /// body. `None` when no rule of this service matches.
+    ///
+    /// # Errors
+    ///
+    /// When a rule matches but the fields do not make its request message.
+    #[must_use]
+    pub fn from_rest(
+        &self,
+        verb: &http::Method,
+        path: &str,
+        query: Option<&str>,
+        body: &[u8],
+    ) -> Option<Result<(MethodDescriptor, Vec<u8>), String>> {
+        // Of the rules whose path matches, one of the same verb first (a2a-sdk 1.3.0 subscribes
+        // with POST where the rule says GET), then the most specific (the longest template:
+        // `/tasks/{id}:cancel` before `/tasks/{id}`).
+        let (method, rule, captured) = self
+            .methods()
+            .flat_map(|method| {
+                self.rules(&method)
+                    .into_iter()
+                    .filter_map(|rule| {
+                        matched(&rule.template, path)
+                            .map(|captured| (method.clone(), rule, captured))
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .max_by_key(|(_, rule, _)| (rule.verb == *verb, rule.template.len()))?;
+        Some(Self::request_of(&method, &rule, captured, query, body).map(|m| (method, m)))
+    }
+
+    fn request_of(
+        method: &MethodDescriptor,
+        rule: &Rule,
+        captured: Vec<(String, String)>,
+        query: Option<&str>,
+        body: &[u8],
+    ) -> Result<Vec<u8>, String> {
+        let input = method.input();
+        let mut fields = if rule.body.is_empty() || body.iter().all(u8::is_ascii_whitespace) {
+            serde_json::Map::new()
+        } else {
+            match serde_json::from_slice::<serde_json::Value>(body) {
+                Ok(serde_json::Value::Object(fields)) if rule.body == "*" => fields,
+                Ok(value) => {
+                    let name = json_name(&input, &rule.body).unwrap_or_else(|| rule.body.clone());
+                    // A body of the whole request (as a2a-sdk 0.3.26 writes one) is taken as is.
+                    match value {
+                        serde_json::Value::Object(whole) if whole.contains_key(&name) => whole,
+                        other => std::iter::once((name, other)).collect(),
+                    }
+                }
+                Err(e) => return Err(format!("the body is not JSON: {e}")),
+            }
+        };
+        for (field, value) in captured {
+            let name = json_name(&input, &field).unwrap_or(field);
+            fields.insert(name, serde_json::Value::String(value));
+        }
+        for (name, value) in form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
+            let field = input
+                .fields()
+                .find(|f| f.json_name() == name || f.name() == name);
+            let Some(field) = field else {
+                continue;
+            };
+            let value = typed(&field, &value);
+            let key = field.json_name().to_owned();
+            if field.is_list() {
+                if let Some(serde_json::Value::Array(items)) = fields.get_mut(&key) {
+                    items.push(value);
+                } else {
+                    fields.insert(key, serde_json::Value::Array(vec![value]));
+                }
+            } else {
+                fields.insert(key, value);
+            }
+        }
+        let json = serde_json::Value::Object(fields);
+        let message = DynamicMessage::deserialize_with_options(
+            input.clone(),
+            json,
+            &DeserializeOptions::new().deny_unknown_fields(false),
+        )
+        .map_err(|e| format!("the fields make no {}: {e}", input.full_name()))?;
+        Ok(message.encode_to_vec())
+    }
+
+    /// A gRPC response message of `method` in its `ProtoJSON` form.
+    ///
+    /// # Errors
+    ///
+    /// When the bytes are no such message.
+    pub fn response_json(
+        &self,
+        method: &MethodDescriptor,
+        message: &[u8],
+    ) -> Result<Vec<u8>, String> {
+        let output = method.output();
+        let decoded = DynamicMessage::decode(output.clone(), message)
+            .map_err(|e| format!("the {} message does not decode: {e}", output.full_name()))?;
+        let mut out = Vec::new();
+        let mut writer = serde_json::Serializer::new(&mut out);
+        decoded
+            .serialize_with_options(&mut writer, &SerializeOptions::new())
+            .map_err(|e| {
+                format!(
+                    "the {} message cannot be written as JSON: {e}",
+                    output.full_name()
+                )
+            })?;
+        Ok(out)
+    }
+
+    /// The `ErrorInfo` reason of an encoded `google.rpc.Status`, when it has one.
+    #[must_use]
+    pub fn reason_of(&self, details: &[u8]) -> Option<String> {
+        let status = DynamicMessage::decode(self.status.clone(), details).ok()?;
+        let list = status.get_field_by_name("details")?;
+        let Value::List(items) = list.as_ref() else {
+            return None;
+        };
+        items.iter().find_map(|item| {
+            let Value::Message(any) = item else {
+                return None;
+            };
+            let value = any.get_field_by_name("value")?;
+            let Value::Bytes(bytes) = value.as_ref() else {
+                return None;
+            };
+            let info = DynamicMessage::decode(self.error_info.clone(), bytes.as_ref()).ok()?;
+            info.get_field_by_name("reason")
+                .and_then(|r| r.as_str().map(str::to_owned))
         })
     }
 
@@ -282,6 +421,116 @@ fn rule_of(rule: &DynamicMessage) -> Option<Rule> {
     })
 }
 
+/// The path variables `path` gives `template`, when it matches: each field and its value
+/// (percent-decoded). A variable's pattern is `*` (one segment) or literal segments with `*`.
+fn matched(template: &str, path: &str) -> Option<Vec<(String, String)>> {
+    let mut captured = Vec::new();
+    let mut rest_template = template;
+    let mut rest_path = path;
+    while let Some(open) = rest_template.find('{') {
+        let literal = &rest_template[..open];
+        rest_path = rest_path.strip_prefix(literal)?;
+        let close = open + rest_template[open..].find('}')?;
+        let variable = &rest_template[open + 1..close];
+        let (field, pattern) = variable.split_once('=').unwrap_or((variable, "*"));
+        rest_template = &rest_template[close + 1..];
+        // The variable runs to the next literal of the template (or the end).
+        let next = rest_template.split('{').next().unwrap_or_default();
+        let segments = pattern.split('/').count();
+        let (value, after) = take_segments(rest_path, segments, next)?;
+        if value.is_empty() || !pattern_matches(pattern, value) {
+            return None;
+        }
+        let decoded = form_urlencoded::parse(format!("v={value}").as_bytes())
+            .next()
+            .map_or_else(|| value.to_owned(), |(_, v)| v.into_owned());
+        captured.push((field.to_owned(), trimmed(pattern, &decoded)));
+        rest_path = after;
+    }
+    (rest_path == rest_template).then_some(captured)
+}
+
+/// The first `segments` path segments of `path`, ending before the literal `next` starts.
+fn take_segments<'p>(path: &'p str, segments: usize, next: &str) -> Option<(&'p str, &'p str)> {
+    let mut end = 0;
+    for index in 0..segments {
+        let rest = &path[end..];
+        let stop = rest.find('/').unwrap_or(rest.len());
+        let segment = &rest[..stop];
+        // The last segment stops where the next literal (`:cancel`) begins.
+        let cut = if index + 1 == segments && !next.is_empty() && !next.starts_with('/') {
+            segment
+                .find(next.split('/').next().unwrap_or(next))
+                .unwrap_or(segment.len())
+        } else {
+            segment.len()
+        };
+        end += cut;
+        if index + 1 < segments {
+            if !path[end..].starts_with('/') {
+                return None;
+            }
+            end += 1;
+        }
+    }
+    Some((&path[..end], &path[end..]))
+}
+
+/// The literal segments a pattern ends with, after its last `*`
+/// (`tasks/*/pushNotificationConfigs` ends with `pushNotificationConfigs`).
+fn trailing_literal(pattern: &str) -> Option<&str> {
+    let (_, tail) = pattern.rsplit_once("*/")?;
+    (!tail.is_empty() && !tail.contains('*')).then_some(tail)
+}
+
+/// A resource name completed to its pattern: A2A 0.3 names a push config's parent `tasks/{id}`
+/// (a2a-sdk), while the HTTP rule binds `tasks/*/pushNotificationConfigs`.
+fn completed(pattern: &str, value: String) -> String {
+    match trailing_literal(pattern) {
+        Some(tail) if !pattern_matches(pattern, &value) => format!("{value}/{tail}"),
+        _ => value,
+    }
+}
+
+/// A captured resource name in the form the messages carry (the inverse of [`completed`]).
+fn trimmed(pattern: &str, value: &str) -> String {
+    trailing_literal(pattern)
+        .and_then(|tail| value.strip_suffix(tail))
+        .and_then(|v| v.strip_suffix('/'))
+        .unwrap_or(value)
+        .to_owned()
+}
+
+/// Whether a captured value fits a pattern such as `tasks/*/pushNotificationConfigs`.
+fn pattern_matches(pattern: &str, value: &str) -> bool {
+    let parts: Vec<&str> = value.split('/').collect();
+    let expected: Vec<&str> = pattern.split('/').collect();
+    parts.len() == expected.len()
+        && parts
+            .iter()
+            .zip(&expected)
+            .all(|(part, want)| !part.is_empty() && (*want == "*" || part == want))
+}
+
+/// A query value as the JSON its field takes.
+fn typed(field: &prost_reflect::FieldDescriptor, value: &str) -> serde_json::Value {
+    use prost_reflect::Kind;
+    match field.kind() {
+        Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 | Kind::Uint32 | Kind::Fixed32 => {
+            value.parse::<i64>().map_or_else(
+                |_| serde_json::Value::String(value.to_owned()),
+                serde_json::Value::from,
+            )
+        }
+        Kind::Bool => match value {
+            "true" => serde_json::Value::Bool(true),
+            "false" => serde_json::Value::Bool(false),
+            other => serde_json::Value::String(other.to_owned()),
+        },
+        _ => serde_json::Value::String(value.to_owned()),
+    }
+}
+
 /// The variables of a path template: field name and pattern.
 fn variables(template: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
@@ -347,7 +596,11 @@ fn query_of(fields: &serde_json::Map<String, serde_json::Value>) -> Option<Strin
 
 #[cfg(test)]
 mod tests {
-    #![expect(clippy::unwrap_used, reason = "tests unwrap what they just built")]
+    #![expect(
+        clippy::unwrap_used,
+        clippy::panic,
+        reason = "tests unwrap what they just built and fail loudly"
+    )]
 
     use super::*;
 
@@ -478,6 +731,74 @@ mod tests {
         assert_eq!(
             (got.verb, got.path.as_str()),
             (http::Method::GET, "/v1/tasks/t-1:subscribe")
+        );
+    }
+
+    #[test]
+    fn an_http_json_request_finds_its_method_and_makes_its_message_back() {
+        for (service, method, json) in [
+            (v10(), "GetTask", r#"{"id": "t/1", "historyLength": 2}"#),
+            (v10(), "GetTask", r#"{"tenant": "acme", "id": "t-1"}"#),
+            (v10(), "CancelTask", r#"{"id": "t-1"}"#),
+            (v10(), "SubscribeToTask", r#"{"id": "t-1"}"#),
+            (
+                v10(),
+                "GetTaskPushNotificationConfig",
+                r#"{"taskId": "t-1", "id": "c-1"}"#,
+            ),
+            (
+                v10(),
+                "ListTasks",
+                r#"{"contextId": "c", "pageSize": 5, "includeArtifacts": true}"#,
+            ),
+            (
+                v10(),
+                "SendMessage",
+                r#"{"message": {"messageId": "m", "parts": [{"text": "hi"}]}}"#,
+            ),
+            (
+                v03(),
+                "GetTask",
+                r#"{"name": "tasks/t-1", "historyLength": 3}"#,
+            ),
+            (v03(), "CancelTask", r#"{"name": "tasks/t-1"}"#),
+            (v03(), "TaskSubscription", r#"{"name": "tasks/t-1"}"#),
+            (
+                v03(),
+                "GetTaskPushNotificationConfig",
+                r#"{"name": "tasks/t-1/pushNotificationConfigs/c-1"}"#,
+            ),
+            (
+                v03(),
+                "CreateTaskPushNotificationConfig",
+                r#"{"parent": "tasks/t-1", "config": {"pushNotificationConfig": {"url": "https://h"}}}"#,
+            ),
+        ] {
+            let original = message(&service, method, json);
+            let call = service
+                .to_rest(&service.method(method).unwrap(), &original)
+                .unwrap();
+            let (found, back) = service
+                .from_rest(&call.verb, &call.path, call.query.as_deref(), &call.body)
+                .unwrap_or_else(|| panic!("{method}: no rule matches {call:?}"))
+                .unwrap();
+            assert_eq!(found.name(), method, "{json}");
+            let input = found.input();
+            assert_eq!(
+                DynamicMessage::decode(input.clone(), back.as_slice()).unwrap(),
+                DynamicMessage::decode(input, original.as_slice()).unwrap(),
+                "{method}: {call:?}"
+            );
+        }
+        assert!(
+            v10()
+                .from_rest(&http::Method::GET, "/nowhere", None, b"")
+                .is_none()
+        );
+        assert!(
+            v03()
+                .from_rest(&http::Method::GET, "/tasks/t-1", None, b"")
+                .is_none()
         );
     }
 

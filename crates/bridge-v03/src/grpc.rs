@@ -118,10 +118,7 @@ mod tests {
             error_of(code::UNIMPLEMENTED, "Method not implemented!").0,
             ErrorCode::UnsupportedOperation
         );
-        assert_eq!(
-            error_of(2, "Nope: x").0,
-            ErrorCode::InternalError
-        );
+        assert_eq!(error_of(2, "Nope: x").0, ErrorCode::InternalError);
     }
 
     #[test]

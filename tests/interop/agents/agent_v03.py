@@ -187,6 +187,38 @@ def build_cards(base_url: str, transport: str = TransportProtocol.jsonrpc) -> tu
     return card, extended
 
 
+def request_handler() -> DefaultRequestHandler:
+    # The SDK's own push sender, on the config store the handler keeps configs in.
+    push_configs = InMemoryPushNotificationConfigStore()
+    push_sender = BasePushNotificationSender(httpx.AsyncClient(timeout=10.0), push_configs)
+    return DefaultRequestHandler(
+        agent_executor=InteropExecutor(),
+        task_store=InMemoryTaskStore(),
+        push_config_store=push_configs,
+        push_sender=push_sender,
+    )
+
+
+async def serve_grpc(sock: socket.socket, base_url: str) -> None:
+    """The SDK's gRPC server (`GrpcHandler`) on a port of its own; the card, whose URL is that
+    gRPC target (`host:port`, preferred transport GRPC), over HTTP on `sock`."""
+    import grpc
+
+    from a2a.grpc import a2a_pb2_grpc
+    from a2a.server.request_handlers import GrpcHandler
+
+    server = grpc.aio.server()
+    grpc_port = server.add_insecure_port('127.0.0.1:0')
+    card, extended = build_cards(f'127.0.0.1:{grpc_port}', TransportProtocol.grpc)
+    a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(card, request_handler()), server)
+    await server.start()
+    # The card over HTTP (the SDK's app serves it at /.well-known/agent-card.json).
+    app = A2AStarletteApplication(agent_card=card, http_handler=request_handler(), extended_agent_card=extended).build()
+    http = uvicorn.Server(uvicorn.Config(app, log_level='warning', lifespan='off'))
+    print(f'READY {base_url}', flush=True)
+    await http.serve(sockets=[sock])
+
+
 async def serve(port: int, binding: str) -> None:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -195,20 +227,15 @@ async def serve(port: int, binding: str) -> None:
     bound = sock.getsockname()[1]
     base_url = f'http://127.0.0.1:{bound}/'
     rest = binding == 'rest'
+    if binding == 'grpc':
+        await serve_grpc(sock, base_url)
+        return
     # a2a-sdk 0.3's REST client appends /v1/... to the card URL: the base without a slash.
     card, extended = build_cards(
         base_url.rstrip('/') if rest else base_url,
         TransportProtocol.http_json if rest else TransportProtocol.jsonrpc,
     )
-    # The SDK's own push sender, on the config store the handler keeps configs in.
-    push_configs = InMemoryPushNotificationConfigStore()
-    push_sender = BasePushNotificationSender(httpx.AsyncClient(timeout=10.0), push_configs)
-    handler = DefaultRequestHandler(
-        agent_executor=InteropExecutor(),
-        task_store=InMemoryTaskStore(),
-        push_config_store=push_configs,
-        push_sender=push_sender,
-    )
+    handler = request_handler()
     application = A2ARESTFastAPIApplication if rest else A2AStarletteApplication
     app = application(agent_card=card, http_handler=handler, extended_agent_card=extended).build()
     server = uvicorn.Server(uvicorn.Config(app, log_level='warning', lifespan='off'))
@@ -219,7 +246,7 @@ async def serve(port: int, binding: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--port', type=int, default=0)
-    parser.add_argument('--binding', choices=['jsonrpc', 'rest'], default='jsonrpc')
+    parser.add_argument('--binding', choices=['jsonrpc', 'rest', 'grpc'], default='jsonrpc')
     args = parser.parse_args()
     try:
         asyncio.run(serve(args.port, args.binding))

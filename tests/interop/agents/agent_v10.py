@@ -189,19 +189,11 @@ def build_cards(base_url: str, binding: str = 'JSONRPC') -> tuple[AgentCard, Age
     return card, extended
 
 
-async def serve(port: int, binding: str) -> None:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(('127.0.0.1', port))
-    sock.listen(128)
-    bound = sock.getsockname()[1]
-    base_url = f'http://127.0.0.1:{bound}/'
-    rest = binding == 'rest'
-    card, extended = build_cards(base_url.rstrip('/') if rest else base_url, 'HTTP+JSON' if rest else 'JSONRPC')
+def request_handler(card: AgentCard, extended: AgentCard) -> DefaultRequestHandler:
     # The SDK's own push sender, on the config store the handler keeps configs in.
     push_configs = InMemoryPushNotificationConfigStore()
     push_sender = BasePushNotificationSender(httpx.AsyncClient(timeout=10.0), push_configs)
-    handler = DefaultRequestHandler(
+    return DefaultRequestHandler(
         agent_executor=InteropExecutor(),
         task_store=InMemoryTaskStore(),
         agent_card=card,
@@ -210,6 +202,21 @@ async def serve(port: int, binding: str) -> None:
         extended_agent_card=extended,
         validate_input_modes=False,
     )
+
+
+async def serve(port: int, binding: str) -> None:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(('127.0.0.1', port))
+    sock.listen(128)
+    bound = sock.getsockname()[1]
+    base_url = f'http://127.0.0.1:{bound}/'
+    rest = binding == 'rest'
+    if binding == 'grpc':
+        await serve_grpc(sock, base_url)
+        return
+    card, extended = build_cards(base_url.rstrip('/') if rest else base_url, 'HTTP+JSON' if rest else 'JSONRPC')
+    handler = request_handler(card, extended)
     served = (
         create_rest_routes(handler, enable_v0_3_compat=False)
         if rest
@@ -222,10 +229,30 @@ async def serve(port: int, binding: str) -> None:
     await server.serve(sockets=[sock])
 
 
+async def serve_grpc(sock: socket.socket, base_url: str) -> None:
+    """The SDK's gRPC server (`GrpcHandler`) on a port of its own; the card, which offers only
+    that gRPC interface (`host:port`), over HTTP on `sock`."""
+    import grpc
+
+    from a2a.server.request_handlers import GrpcHandler
+    from a2a.types import a2a_pb2_grpc
+
+    server = grpc.aio.server()
+    grpc_port = server.add_insecure_port('127.0.0.1:0')
+    card, extended = build_cards(f'127.0.0.1:{grpc_port}', 'GRPC')
+    handler = request_handler(card, extended)
+    a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(request_handler=handler), server)
+    await server.start()
+    app = Starlette(routes=list(create_agent_card_routes(card)))
+    http = uvicorn.Server(uvicorn.Config(app, log_level='warning', lifespan='off'))
+    print(f'READY {base_url}', flush=True)
+    await http.serve(sockets=[sock])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--port', type=int, default=0)
-    parser.add_argument('--binding', choices=['jsonrpc', 'rest'], default='jsonrpc')
+    parser.add_argument('--binding', choices=['jsonrpc', 'rest', 'grpc'], default='jsonrpc')
     args = parser.parse_args()
     try:
         asyncio.run(serve(args.port, args.binding))

@@ -1,0 +1,351 @@
+//! The gRPC client toward an agent that speaks gRPC: an `Upstream` adapter around the HTTP one.
+//!
+//! The pipeline calls a gRPC agent in the HTTP+JSON form of each call, to a
+//! `grpc://host:port/<path>` URL. This adapter finds the method whose HTTP rule matches (the
+//! service of the revision whose paths these are), builds its request message, and calls the
+//! agent over HTTP/2 (tonic); the answer comes back in the HTTP+JSON form the pipeline reads: a
+//! response message as its `ProtoJSON`, a stream's messages as SSE events, an error status as
+//! the revision's HTTP+JSON error (`RestCodec::encode_error`) with its status. Every other
+//! request (cards, JSON-RPC and HTTP+JSON agents) goes to the HTTP adapter unchanged. Deadlines
+//! are the `Deadline`'s, as over HTTP; dropping the answer's body cancels the call.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bridge_app::Codecs;
+use bridge_app::upstream::{
+    ByteStream, Deadline, Upstream, UpstreamError, UpstreamRequest, UpstreamResponse,
+};
+use bridge_ir::{ErrorCode, RpcError};
+use bytes::Bytes;
+use futures_util::StreamExt as _;
+use futures_util::future::BoxFuture;
+use http::{HeaderMap, HeaderValue, StatusCode, header};
+use prost_reflect::MethodDescriptor;
+use tonic::transport::{Channel, Endpoint};
+
+use crate::server::RawCodec;
+use crate::transcode::Service;
+
+/// How one revision reads a gRPC error status back into an A2A error.
+#[derive(Debug, Clone, Copy)]
+pub struct ErrorReading {
+    /// The error and message of a status code, its message and its `ErrorInfo` reason.
+    pub error_of: fn(i32, &str, Option<&str>) -> (ErrorCode, String),
+}
+
+/// The adapter.
+pub struct GrpcUpstream {
+    http: Arc<dyn Upstream>,
+    services: Arc<Vec<(Service, ErrorReading)>>,
+    codecs: Codecs,
+    channels: Mutex<HashMap<String, Channel>>,
+}
+
+impl std::fmt::Debug for GrpcUpstream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GrpcUpstream")
+            .field("http", &self.http)
+            .finish_non_exhaustive()
+    }
+}
+
+impl GrpcUpstream {
+    /// Calls gRPC agents through `services` (each with how its errors read), everything else
+    /// through `http`; `codecs` write the HTTP+JSON errors.
+    #[must_use]
+    pub fn new(
+        http: Arc<dyn Upstream>,
+        services: Vec<(Service, ErrorReading)>,
+        codecs: Codecs,
+    ) -> Self {
+        Self {
+            http,
+            services: Arc::new(services),
+            codecs,
+            channels: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The channel to `target` (`host:port`), made once and kept (it reconnects by itself).
+    fn channel(&self, target: &str) -> Result<Channel, UpstreamError> {
+        let mut channels = self
+            .channels
+            .lock()
+            .map_err(|_| UpstreamError::Request("the gRPC channel table is poisoned".into()))?;
+        if let Some(channel) = channels.get(target) {
+            return Ok(channel.clone());
+        }
+        let endpoint = Endpoint::from_shared(format!("http://{target}"))
+            .map_err(|e| UpstreamError::Request(format!("grpc://{target}: {e}")))?
+            .connect_timeout(Duration::from_secs(10))
+            .tcp_nodelay(true);
+        let channel = endpoint.connect_lazy();
+        channels.insert(target.to_owned(), channel.clone());
+        Ok(channel)
+    }
+}
+
+impl Upstream for GrpcUpstream {
+    fn send(
+        &self,
+        request: UpstreamRequest,
+    ) -> BoxFuture<'static, Result<UpstreamResponse, UpstreamError>> {
+        let Some(rest) = request.url.strip_prefix("grpc://") else {
+            return self.http.send(request);
+        };
+        let (target, path_and_query) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+        let (path, query) = match path_and_query.split_once('?') {
+            Some((path, query)) => (path.to_owned(), Some(query.to_owned())),
+            None => (path_and_query.to_owned(), None),
+        };
+        let found = self.services.iter().find_map(|(service, reading)| {
+            service
+                .from_rest(&request.method, &path, query.as_deref(), &request.body)
+                .map(|result| (service.clone(), *reading, result))
+        });
+        let channel = self.channel(target);
+        let codecs = self.codecs.clone();
+        let target = target.to_owned();
+        Box::pin(async move {
+            let Some((service, reading, built)) = found else {
+                return Err(UpstreamError::Request(format!(
+                    "no A2A gRPC method has the HTTP rule {} {path}",
+                    request.method
+                )));
+            };
+            let (method, message) = built.map_err(UpstreamError::Request)?;
+            let call = GrpcCall {
+                channel: channel?,
+                service,
+                reading,
+                method,
+                codecs,
+                target,
+            };
+            call.run(message, &request.headers, request.deadline).await
+        })
+    }
+
+    fn wait(&self, period: Duration) -> BoxFuture<'static, ()> {
+        self.http.wait(period)
+    }
+}
+
+/// One call toward a gRPC agent.
+struct GrpcCall {
+    channel: Channel,
+    service: Service,
+    reading: ErrorReading,
+    method: MethodDescriptor,
+    codecs: Codecs,
+    target: String,
+}
+
+impl GrpcCall {
+    async fn run(
+        self,
+        message: Vec<u8>,
+        headers: &HeaderMap,
+        deadline: Deadline,
+    ) -> Result<UpstreamResponse, UpstreamError> {
+        let mut grpc = tonic::client::Grpc::new(self.channel.clone());
+        let mut request = tonic::Request::new(Bytes::from(message));
+        copy_metadata(headers, request.metadata_mut());
+        let path = http::uri::PathAndQuery::try_from(format!(
+            "/{}/{}",
+            self.service.name(),
+            self.method.name()
+        ))
+        .map_err(|e| UpstreamError::Request(e.to_string()))?;
+        let head = match deadline {
+            Deadline::Total(total) => total,
+            Deadline::Stream { head, .. } => head,
+        };
+        let ready = tokio::time::timeout(head, grpc.ready()).await;
+        match ready {
+            Err(_) => {
+                return Err(UpstreamError::Timeout(format!(
+                    "connecting to grpc://{}",
+                    self.target
+                )));
+            }
+            Ok(Err(e)) => {
+                return Err(UpstreamError::Connect(format!(
+                    "grpc://{}: {e}",
+                    self.target
+                )));
+            }
+            Ok(Ok(())) => {}
+        }
+        if self.method.is_server_streaming() {
+            let idle = match deadline {
+                Deadline::Stream { idle, .. } => idle,
+                Deadline::Total(total) => total,
+            };
+            let answered =
+                tokio::time::timeout(head, grpc.server_streaming(request, path, RawCodec)).await;
+            let stream = match answered {
+                Err(_) => return Err(UpstreamError::Timeout("the gRPC stream's head".into())),
+                Ok(Err(status)) => return Ok(self.error_answer(&status)),
+                Ok(Ok(response)) => response.into_inner(),
+            };
+            Ok(self.stream_answer(stream, idle))
+        } else {
+            let answered = tokio::time::timeout(head, grpc.unary(request, path, RawCodec)).await;
+            match answered {
+                Err(_) => Err(UpstreamError::Timeout(format!(
+                    "grpc://{} did not answer in time",
+                    self.target
+                ))),
+                Ok(Err(status)) if is_transport(&status) => Err(UpstreamError::Transport(format!(
+                    "grpc://{}: {}",
+                    self.target,
+                    status.message()
+                ))),
+                Ok(Err(status)) => Ok(self.error_answer(&status)),
+                Ok(Ok(response)) => {
+                    let json = self
+                        .service
+                        .response_json(&self.method, response.get_ref())
+                        .map_err(UpstreamError::Transport)?;
+                    Ok(answer(
+                        StatusCode::OK,
+                        "application/json",
+                        Bytes::from(json),
+                    ))
+                }
+            }
+        }
+    }
+
+    /// The A2A error a status stands for, in the revision's HTTP+JSON form.
+    fn rest_error(&self, status: &tonic::Status) -> (u16, Vec<u8>) {
+        let reason = self.service.reason_of(status.details());
+        let code = i32::from(status.code());
+        let (error, message) = (self.reading.error_of)(code, status.message(), reason.as_deref());
+        let error = RpcError::new(error, message);
+        match self.codecs.rest_of(self.service.revision) {
+            Some(codec) => {
+                let written = codec.encode_error(error, None);
+                (written.status, written.body.value)
+            }
+            None => (
+                500,
+                serde_json::json!({ "message": error.message })
+                    .to_string()
+                    .into_bytes(),
+            ),
+        }
+    }
+
+    fn error_answer(&self, status: &tonic::Status) -> UpstreamResponse {
+        let (code, body) = self.rest_error(status);
+        answer(
+            StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+            "application/json",
+            Bytes::from(body),
+        )
+    }
+
+    /// The stream's messages as SSE events; a status ending it early as an `error` event.
+    fn stream_answer(self, stream: tonic::Streaming<Bytes>, idle: Duration) -> UpstreamResponse {
+        let call = Arc::new(self);
+        let frames = futures_util::stream::unfold((stream, false), move |(mut stream, ended)| {
+            let call = Arc::clone(&call);
+            async move {
+                if ended {
+                    return None;
+                }
+                let next = tokio::time::timeout(idle, stream.message()).await;
+                let item = match next {
+                    Err(_) => Err(UpstreamError::Timeout("the gRPC stream went quiet".into())),
+                    Ok(Ok(None)) => return None,
+                    Ok(Ok(Some(message))) => {
+                        match call.service.response_json(&call.method, &message) {
+                            Ok(json) => Ok(sse(None, &json)),
+                            Err(why) => Err(UpstreamError::Transport(why)),
+                        }
+                    }
+                    Ok(Err(status)) if is_transport(&status) => {
+                        Err(UpstreamError::Transport(status.message().to_owned()))
+                    }
+                    Ok(Err(status)) => {
+                        let (_, body) = call.rest_error(&status);
+                        return Some((Ok(sse(Some("error"), &body)), (stream, true)));
+                    }
+                };
+                let ended = item.is_err();
+                Some((item, (stream, ended)))
+            }
+        });
+        let body: ByteStream = Box::pin(frames.boxed());
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/event-stream"),
+        );
+        UpstreamResponse {
+            status: StatusCode::OK,
+            headers,
+            body,
+        }
+    }
+}
+
+/// Whether a status is the transport's (no connection, a reset), not the agent's answer.
+fn is_transport(status: &tonic::Status) -> bool {
+    status.code() == tonic::Code::Unavailable
+        && status.details().is_empty()
+        && !status.message().contains(": ")
+}
+
+fn sse(event: Option<&str>, data: &[u8]) -> Bytes {
+    let mut frame = Vec::with_capacity(data.len() + 16);
+    if let Some(event) = event {
+        frame.extend_from_slice(b"event: ");
+        frame.extend_from_slice(event.as_bytes());
+        frame.push(b'\n');
+    }
+    frame.extend_from_slice(b"data: ");
+    frame.extend_from_slice(data);
+    frame.extend_from_slice(b"\n\n");
+    Bytes::from(frame)
+}
+
+fn answer(status: StatusCode, content_type: &'static str, body: Bytes) -> UpstreamResponse {
+    let mut headers = HeaderMap::new();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    let body: ByteStream = Box::pin(futures_util::stream::once(async move { Ok(body) }));
+    UpstreamResponse {
+        status,
+        headers,
+        body,
+    }
+}
+
+/// The request headers that travel as gRPC metadata: credentials, version, extensions,
+/// tracing; not the HTTP framing ones.
+fn copy_metadata(headers: &HeaderMap, metadata: &mut tonic::metadata::MetadataMap) {
+    const FRAMING: [&str; 7] = [
+        "content-type",
+        "content-length",
+        "accept",
+        "host",
+        "connection",
+        "te",
+        "transfer-encoding",
+    ];
+    for (name, value) in headers {
+        if FRAMING.contains(&name.as_str()) || name.as_str().starts_with("grpc-") {
+            continue;
+        }
+        if let (Ok(key), Ok(value)) = (
+            tonic::metadata::MetadataKey::from_bytes(name.as_str().as_bytes()),
+            tonic::metadata::MetadataValue::try_from(value.as_bytes()),
+        ) {
+            metadata.append(key, value);
+        }
+    }
+}
