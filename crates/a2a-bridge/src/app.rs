@@ -317,7 +317,8 @@ async fn spawn_grpc(
     tracing::info!(grpc = %addr, tls = tls.is_some(), "gRPC listener (lf.a2a.v1.A2AService, a2a.v1.A2AService)");
     let service = bridge_grpc::GrpcService::new(
         services,
-        Arc::clone(gateway) as Arc<dyn bridge_app::service::Handler>,
+        Arc::new(crate::runtime::ViaGrpc(Arc::clone(gateway))),
+        resolved.server.max_body,
     );
     Ok(tokio::spawn(async move {
         if let Err(error) = service.serve(listener, tls, shutdown).await {

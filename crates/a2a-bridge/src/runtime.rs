@@ -276,7 +276,30 @@ impl Gateway {
 }
 
 impl Handler for Gateway {
-    fn handle(&self, mut request: InboundRequest) -> BoxFuture<'static, InboundResponse> {
+    fn handle(&self, request: InboundRequest) -> BoxFuture<'static, InboundResponse> {
+        self.serve(request, None)
+    }
+}
+
+/// The gateway as the gRPC listener drives it: calls arrive in their HTTP+JSON form, and are
+/// logged and counted under the binding they came in on.
+#[derive(Debug, Clone)]
+pub struct ViaGrpc(pub Arc<Gateway>);
+
+impl Handler for ViaGrpc {
+    fn handle(&self, request: InboundRequest) -> BoxFuture<'static, InboundResponse> {
+        self.0.serve(request, Some(bridge_ir::Binding::Grpc))
+    }
+}
+
+impl Gateway {
+    /// Answers one request; `via` names the binding it came in on when that is not the one
+    /// its form says (a gRPC call transcoded to HTTP+JSON).
+    fn serve(
+        &self,
+        mut request: InboundRequest,
+        via: Option<bridge_ir::Binding>,
+    ) -> BoxFuture<'static, InboundResponse> {
         let table = self.current();
         let request_id = request
             .headers
@@ -294,18 +317,7 @@ impl Handler for Gateway {
             .get(header::HOST)
             .and_then(|v| v.to_str().ok());
         let Some(route) = table.pick(host, &request.path) else {
-            let message = format!("no route serves {}", request.path);
-            tracing::info!(path = %request.path, "no route");
-            let mut response = http::Response::new(Bytes::from(
-                serde_json::json!({ "error": message }).to_string(),
-            ));
-            *response.status_mut() = StatusCode::NOT_FOUND;
-            response.headers_mut().insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            );
-            response.headers_mut().insert(REQUEST_ID, request_id);
-            return Box::pin(std::future::ready(InboundResponse::Full(response)));
+            return Box::pin(std::future::ready(no_route(&request.path, request_id)));
         };
         let span = tracing::info_span!(
             "request",
@@ -353,7 +365,12 @@ impl Handler for Gateway {
                 }
             };
             headers.insert(REQUEST_ID, request_id);
-            let info = extensions.get::<CallInfo>().copied();
+            let info = extensions.get::<CallInfo>().copied().map(|mut info| {
+                if let Some(binding) = via {
+                    info.binding = binding;
+                }
+                info
+            });
             let labels = request_labels(&route_name, info, status, is_card, header_caller);
             if let Some(info) = info {
                 span.record("caller", info.caller.as_str());
@@ -378,6 +395,22 @@ impl Handler for Gateway {
             response
         })
     }
+}
+
+/// The answer to a request no route serves.
+fn no_route(path: &str, request_id: HeaderValue) -> InboundResponse {
+    let message = format!("no route serves {path}");
+    tracing::info!(%path, "no route");
+    let mut response = http::Response::new(Bytes::from(
+        serde_json::json!({ "error": message }).to_string(),
+    ));
+    *response.status_mut() = StatusCode::NOT_FOUND;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response.headers_mut().insert(REQUEST_ID, request_id);
+    InboundResponse::Full(response)
 }
 
 fn request_labels(

@@ -28,6 +28,9 @@ use tonic::transport::{Channel, Endpoint};
 use crate::server::RawCodec;
 use crate::transcode::Service;
 
+/// The largest message read from a gRPC agent.
+const MAX_MESSAGE: usize = 64 * 1024 * 1024;
+
 /// How one revision reads a gRPC error status back into an A2A error.
 #[derive(Debug, Clone, Copy)]
 pub struct ErrorReading {
@@ -150,7 +153,10 @@ impl GrpcCall {
         headers: &HeaderMap,
         deadline: Deadline,
     ) -> Result<UpstreamResponse, UpstreamError> {
-        let mut grpc = tonic::client::Grpc::new(self.channel.clone());
+        // An agent's message may be as large as any agent's answer (`limits.upstream_body`
+        // checks the HTTP+JSON form again).
+        let mut grpc =
+            tonic::client::Grpc::new(self.channel.clone()).max_decoding_message_size(MAX_MESSAGE);
         let mut request = tonic::Request::new(Bytes::from(message));
         copy_metadata(headers, request.metadata_mut());
         let path = http::uri::PathAndQuery::try_from(format!(
@@ -206,15 +212,14 @@ impl GrpcCall {
                 ))),
                 Ok(Err(status)) => Ok(self.error_answer(&status)),
                 Ok(Ok(response)) => {
-                    let json = self
-                        .service
-                        .response_json(&self.method, response.get_ref())
-                        .map_err(UpstreamError::Transport)?;
-                    Ok(answer(
-                        StatusCode::OK,
-                        "application/json",
-                        Bytes::from(json),
-                    ))
+                    match self.service.response_json(&self.method, response.get_ref()) {
+                        Ok(json) => Ok(answer(
+                            StatusCode::OK,
+                            "application/json",
+                            Bytes::from(json),
+                        )),
+                        Err(why) => Ok(self.invalid(&why)),
+                    }
                 }
             }
         }
@@ -238,6 +243,34 @@ impl GrpcCall {
                     .into_bytes(),
             ),
         }
+    }
+
+    /// An answer that is no message of the method: the agent's fault, named.
+    fn invalid(&self, why: &str) -> UpstreamResponse {
+        let error = RpcError::new(
+            ErrorCode::InvalidAgentResponse,
+            format!(
+                "the gRPC agent's answer to {} is invalid: {why}",
+                self.method.name()
+            ),
+        );
+        let (code, body) = match self.codecs.rest_of(self.service.revision) {
+            Some(codec) => {
+                let written = codec.encode_error(error, None);
+                (written.status, written.body.value)
+            }
+            None => (
+                502,
+                serde_json::json!({ "message": error.message })
+                    .to_string()
+                    .into_bytes(),
+            ),
+        };
+        answer(
+            StatusCode::from_u16(code).unwrap_or(StatusCode::BAD_GATEWAY),
+            "application/json",
+            Bytes::from(body),
+        )
     }
 
     fn error_answer(&self, status: &tonic::Status) -> UpstreamResponse {
@@ -347,5 +380,283 @@ fn copy_metadata(headers: &HeaderMap, metadata: &mut tonic::metadata::MetadataMa
         ) {
             metadata.append(key, value);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![expect(
+        clippy::unwrap_used,
+        clippy::panic,
+        reason = "tests unwrap what they just built and fail loudly"
+    )]
+
+    use std::convert::Infallible;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use super::*;
+
+    /// What the scripted gRPC agent does with every call.
+    #[derive(Clone, Copy)]
+    enum Script {
+        /// Answers bytes that are no message.
+        Garbage,
+        /// Answers after a long pause.
+        Slow,
+        /// Streams one message, then holds the stream open; notes when the caller goes away.
+        StreamThenHold,
+    }
+
+    #[derive(Clone)]
+    struct Agent {
+        script: Script,
+        cancelled: Arc<AtomicBool>,
+    }
+
+    /// Sets its flag when dropped: the agent's stream was let go.
+    struct Holder(Arc<AtomicBool>);
+
+    impl Drop for Holder {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+
+    impl tonic::codegen::Service<http::Request<tonic::body::Body>> for Agent {
+        type Response = http::Response<tonic::body::Body>;
+        type Error = Infallible;
+        type Future = BoxFuture<'static, Result<Self::Response, Infallible>>;
+
+        fn poll_ready(
+            &mut self,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<Result<(), Infallible>> {
+            std::task::Poll::Ready(Ok(()))
+        }
+
+        fn call(&mut self, request: http::Request<tonic::body::Body>) -> Self::Future {
+            let agent = self.clone();
+            Box::pin(async move {
+                let mut grpc = tonic::server::Grpc::new(RawCodec);
+                Ok(match agent.script {
+                    Script::StreamThenHold => grpc.server_streaming(agent, request).await,
+                    Script::Garbage | Script::Slow => grpc.unary(agent, request).await,
+                })
+            })
+        }
+    }
+
+    impl tonic::server::UnaryService<Bytes> for Agent {
+        type Response = Bytes;
+        type Future = BoxFuture<'static, Result<tonic::Response<Bytes>, tonic::Status>>;
+
+        fn call(&mut self, _: tonic::Request<Bytes>) -> Self::Future {
+            let script = self.script;
+            Box::pin(async move {
+                if matches!(script, Script::Slow) {
+                    tokio::time::sleep(Duration::from_secs(5)).await;
+                }
+                Ok(tonic::Response::new(Bytes::from_static(b"\xff\xff\xff")))
+            })
+        }
+    }
+
+    type Messages =
+        std::pin::Pin<Box<dyn futures_util::Stream<Item = Result<Bytes, tonic::Status>> + Send>>;
+
+    impl tonic::server::ServerStreamingService<Bytes> for Agent {
+        type Response = Bytes;
+        type ResponseStream = Messages;
+        type Future = BoxFuture<'static, Result<tonic::Response<Messages>, tonic::Status>>;
+
+        fn call(&mut self, _: tonic::Request<Bytes>) -> Self::Future {
+            let holder = Holder(Arc::clone(&self.cancelled));
+            Box::pin(async move {
+                // A 1.0 StreamResponse {task: {id: "t-1"}}: field 1 (task) holding field 1 (id).
+                let first = Bytes::from_static(&[0x0a, 0x05, 0x0a, 0x03, b't', b'-', b'1']);
+                let stream = futures_util::stream::once(async move { Ok(first) })
+                    .chain(futures_util::stream::pending())
+                    .map(move |item| {
+                        let _ = &holder;
+                        item
+                    });
+                let stream: Messages = Box::pin(stream);
+                Ok(tonic::Response::new(stream))
+            })
+        }
+    }
+
+    async fn agent(script: Script) -> (String, Arc<AtomicBool>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let service = Agent {
+            script,
+            cancelled: Arc::clone(&cancelled),
+        };
+        tokio::spawn(
+            tonic::transport::Server::builder().serve_with_incoming_shutdown(
+                service,
+                tonic::transport::server::TcpIncoming::from(listener),
+                std::future::pending(),
+            ),
+        );
+        (addr.to_string(), cancelled)
+    }
+
+    /// An HTTP/1.1 server that is no gRPC server.
+    async fn not_grpc() -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+                let mut buffer = [0u8; 1024];
+                let _ = socket.read(&mut buffer).await;
+                let _ = socket
+                    .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhello")
+                    .await;
+            }
+        });
+        addr.to_string()
+    }
+
+    #[derive(Debug)]
+    struct NoHttp;
+
+    impl Upstream for NoHttp {
+        fn send(
+            &self,
+            _: UpstreamRequest,
+        ) -> BoxFuture<'static, Result<UpstreamResponse, UpstreamError>> {
+            Box::pin(async { Err(UpstreamError::Connect("no HTTP here".into())) })
+        }
+
+        fn wait(&self, period: Duration) -> BoxFuture<'static, ()> {
+            Box::pin(tokio::time::sleep(period))
+        }
+    }
+
+    fn upstream() -> GrpcUpstream {
+        let v10 = Service::new(
+            bridge_ir::Revision::V1_0,
+            bridge_v10::grpc::SERVICE,
+            bridge_v10::grpc::DESCRIPTORS,
+            crate::ErrorForm {
+                status_of: bridge_v10::grpc::status_of,
+                message_of: |_, m| m.to_owned(),
+                details_domain: Some(bridge_v10::grpc::ERROR_DOMAIN),
+            },
+        )
+        .unwrap();
+        let codecs = Codecs {
+            v0_3: Arc::new(bridge_v03::V03JsonRpc),
+            v1_0: Arc::new(bridge_v10::V10JsonRpc),
+            rest: vec![Arc::new(bridge_v03::V03Rest), Arc::new(bridge_v10::V10Rest)],
+        };
+        GrpcUpstream::new(
+            Arc::new(NoHttp),
+            vec![(
+                v10,
+                ErrorReading {
+                    error_of: |code, message, reason| {
+                        (bridge_v10::grpc::error_of(code, reason), message.to_owned())
+                    },
+                },
+            )],
+            codecs,
+        )
+    }
+
+    fn get_task(target: &str, deadline: Deadline) -> UpstreamRequest {
+        UpstreamRequest {
+            method: http::Method::GET,
+            url: format!("grpc://{target}/tasks/t-1"),
+            headers: HeaderMap::new(),
+            body: Bytes::new(),
+            deadline,
+        }
+    }
+
+    async fn body_of(body: ByteStream) -> String {
+        let chunks: Vec<_> = body.collect().await;
+        chunks
+            .into_iter()
+            .map(|c| String::from_utf8_lossy(&c.unwrap()).into_owned())
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn an_answer_that_is_no_message_is_the_agents_invalid_response() {
+        let (target, _) = agent(Script::Garbage).await;
+        let answer = upstream()
+            .send(get_task(&target, Deadline::Total(Duration::from_secs(5))))
+            .await
+            .unwrap();
+        assert!(!answer.status.is_success());
+        let body = body_of(answer.body).await;
+        assert!(
+            body.contains("INVALID_AGENT_RESPONSE") && body.contains("GetTask"),
+            "{body}"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_agent_that_does_not_answer_in_time_is_a_timeout() {
+        let (target, _) = agent(Script::Slow).await;
+        let started = std::time::Instant::now();
+        let error = upstream()
+            .send(get_task(
+                &target,
+                Deadline::Total(Duration::from_millis(300)),
+            ))
+            .await
+            .unwrap_err();
+        assert!(matches!(error, UpstreamError::Timeout(_)), "{error:?}");
+        assert!(started.elapsed() < Duration::from_secs(4));
+    }
+
+    #[tokio::test]
+    async fn a_server_that_is_not_grpc_fails_the_call_without_hanging() {
+        let target = not_grpc().await;
+        let result = tokio::time::timeout(
+            Duration::from_secs(5),
+            upstream().send(get_task(&target, Deadline::Total(Duration::from_secs(3)))),
+        )
+        .await
+        .unwrap();
+        if let Ok(answer) = result {
+            assert!(!answer.status.is_success(), "{:?}", answer.status);
+        }
+    }
+
+    #[tokio::test]
+    async fn a_stream_arrives_as_sse_and_dropping_it_cancels_the_agents_call() {
+        let (target, cancelled) = agent(Script::StreamThenHold).await;
+        let request = UpstreamRequest {
+            method: http::Method::POST,
+            url: format!("grpc://{target}/tasks/t-1:subscribe"),
+            headers: HeaderMap::new(),
+            body: Bytes::new(),
+            deadline: Deadline::Stream {
+                head: Duration::from_secs(5),
+                idle: Duration::from_secs(30),
+            },
+        };
+        let answer = upstream().send(request).await.unwrap();
+        assert_eq!(answer.headers[header::CONTENT_TYPE], "text/event-stream");
+        let mut body = answer.body;
+        let first = body.next().await.unwrap().unwrap();
+        let text = String::from_utf8_lossy(&first);
+        assert!(text.starts_with("data: ") && text.contains("t-1"), "{text}");
+        assert!(!cancelled.load(Ordering::SeqCst));
+        drop(body);
+        for _ in 0..100 {
+            if cancelled.load(Ordering::SeqCst) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("the agent's stream was not cancelled");
     }
 }

@@ -26,6 +26,7 @@ use crate::transcode::Service;
 pub struct GrpcService {
     services: Arc<Vec<Service>>,
     handler: Arc<dyn Handler>,
+    max_message: usize,
 }
 
 impl std::fmt::Debug for GrpcService {
@@ -40,12 +41,15 @@ impl std::fmt::Debug for GrpcService {
 }
 
 impl GrpcService {
-    /// Serves `services`, handing each call to `handler`.
+    /// Serves `services`, handing each call to `handler`; a request message over
+    /// `max_message` bytes is refused (`OUT_OF_RANGE`, as tonic reports it), as the HTTP listener refuses a
+    /// larger body.
     #[must_use]
-    pub fn new(services: Vec<Service>, handler: Arc<dyn Handler>) -> Self {
+    pub fn new(services: Vec<Service>, handler: Arc<dyn Handler>, max_message: usize) -> Self {
         Self {
             services: Arc::new(services),
             handler,
+            max_message,
         }
     }
 
@@ -92,6 +96,7 @@ impl tonic::codegen::Service<http::Request<tonic::body::Body>> for GrpcService {
             });
         let services = Arc::clone(&self.services);
         let handler = Arc::clone(&self.handler);
+        let max_message = self.max_message;
         Box::pin(async move {
             let Some((index, method)) = found else {
                 return Ok(
@@ -104,7 +109,8 @@ impl tonic::codegen::Service<http::Request<tonic::body::Body>> for GrpcService {
                 method: method.clone(),
                 handler,
             };
-            let mut grpc = tonic::server::Grpc::new(RawCodec);
+            let mut grpc =
+                tonic::server::Grpc::new(RawCodec).max_decoding_message_size(max_message);
             Ok(if method.is_server_streaming() {
                 grpc.server_streaming(call, request).await
             } else {

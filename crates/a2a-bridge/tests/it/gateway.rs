@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 /// A 0.3 agent that records the headers of every call and answers `message/send` with a
 /// message naming its own label.
 #[derive(Debug)]
-struct Recorder {
+pub(crate) struct Recorder {
     label: &'static str,
     card: Value,
     seen: Mutex<Vec<HeaderMap>>,
@@ -54,7 +54,7 @@ impl Handler for Recorder {
     }
 }
 
-async fn recorder(label: &'static str) -> (SocketAddr, Arc<Recorder>) {
+pub(crate) async fn recorder(label: &'static str) -> (SocketAddr, Arc<Recorder>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let agent = Arc::new(Recorder {

@@ -8,6 +8,7 @@ mod demo;
 mod docs;
 mod end_to_end;
 mod gateway;
+mod grpc;
 mod process;
 mod push;
 mod reload;

@@ -1,0 +1,130 @@
+//! The gRPC listener in front of the whole gateway: a call reaches the route's agent through the
+//! pipeline and is counted under the `grpc` binding; a message over the size limit is refused.
+//! (The SDKs' gRPC clients and servers are in `tests/interop/test_grpc*.py`.)
+
+use std::sync::Arc;
+
+use a2a_bridge::runtime::{ViaGrpc, grpc_services};
+use bytes::{Buf as _, BufMut as _, Bytes};
+use prost::Message as _;
+use prost_reflect::{DescriptorPool, DynamicMessage};
+use serde_json::json;
+
+use super::gateway::{get, recorder, sample, start, wait_ready};
+
+/// Messages as they are.
+#[derive(Debug, Clone, Copy, Default)]
+struct Raw;
+
+impl tonic::codec::Codec for Raw {
+    type Encode = Bytes;
+    type Decode = Bytes;
+    type Encoder = Self;
+    type Decoder = Self;
+
+    fn encoder(&mut self) -> Self {
+        Self
+    }
+
+    fn decoder(&mut self) -> Self {
+        Self
+    }
+}
+
+impl tonic::codec::Encoder for Raw {
+    type Item = Bytes;
+    type Error = tonic::Status;
+
+    fn encode(
+        &mut self,
+        item: Bytes,
+        dst: &mut tonic::codec::EncodeBuf<'_>,
+    ) -> Result<(), tonic::Status> {
+        dst.put(item);
+        Ok(())
+    }
+}
+
+impl tonic::codec::Decoder for Raw {
+    type Item = Bytes;
+    type Error = tonic::Status;
+
+    fn decode(
+        &mut self,
+        src: &mut tonic::codec::DecodeBuf<'_>,
+    ) -> Result<Option<Bytes>, tonic::Status> {
+        Ok(Some(src.copy_to_bytes(src.remaining())))
+    }
+}
+
+fn send_request(pool: &DescriptorPool, text: &str) -> Bytes {
+    let input = pool
+        .get_message_by_name("lf.a2a.v1.SendMessageRequest")
+        .unwrap();
+    let json =
+        json!({"message": {"messageId": "m-g", "role": "ROLE_USER", "parts": [{"text": text}]}});
+    let message = DynamicMessage::deserialize(input, json).unwrap();
+    Bytes::from(message.encode_to_vec())
+}
+
+#[tokio::test]
+async fn a_grpc_call_reaches_the_agent_and_is_counted_as_grpc_and_an_oversized_one_is_refused() {
+    let (addr, _) = recorder("over grpc").await;
+    let running = start(&format!(
+        "listen = \"{{listen}}\"\n[upstream]\nurl = \"http://{addr}\"\n[demo]\nenabled = false\n"
+    ))
+    .await;
+    wait_ready(&running).await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let grpc_addr = listener.local_addr().unwrap();
+    let service = bridge_grpc::GrpcService::new(
+        grpc_services().unwrap(),
+        Arc::new(ViaGrpc(Arc::clone(&running.gateway))),
+        2048,
+    );
+    tokio::spawn(service.serve(listener, None, std::future::pending()));
+
+    let pool = DescriptorPool::decode(bridge_v10::grpc::DESCRIPTORS).unwrap();
+    let channel = tonic::transport::Endpoint::from_shared(format!("http://{grpc_addr}"))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let path = http::uri::PathAndQuery::from_static("/lf.a2a.v1.A2AService/SendMessage");
+    let mut client = tonic::client::Grpc::new(channel);
+    client.ready().await.unwrap();
+    let answer = client
+        .unary(
+            tonic::Request::new(send_request(&pool, "hi")),
+            path.clone(),
+            Raw,
+        )
+        .await
+        .unwrap();
+    let output = pool
+        .get_message_by_name("lf.a2a.v1.SendMessageResponse")
+        .unwrap();
+    let reply = DynamicMessage::decode(output, answer.into_inner()).unwrap();
+    let text = serde_json::to_value(&reply).unwrap();
+    assert_eq!(text["message"]["parts"][0]["text"], "over grpc", "{text}");
+
+    // Over the listener's limit (2 KiB here): refused before any translation.
+    client.ready().await.unwrap();
+    let refused = client
+        .unary(
+            tonic::Request::new(send_request(&pool, &"x".repeat(4096))),
+            path,
+            Raw,
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), tonic::Code::OutOfRange, "{refused:?}");
+
+    let (_, metrics) = get(format!("http://{}/metrics", running.admin)).await;
+    let counted = sample(
+        &metrics,
+        "a2a_bridge_requests_total",
+        &["binding=\"grpc\"", "method=\"send_message\"", "code=\"ok\""],
+    );
+    assert_eq!(counted, Some(1.0), "{metrics}");
+}
