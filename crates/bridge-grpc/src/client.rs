@@ -405,6 +405,8 @@ mod tests {
         Slow,
         /// Streams one message, then holds the stream open; notes when the caller goes away.
         StreamThenHold,
+        /// Streams one message, then fails the stream.
+        StreamThenFail,
     }
 
     #[derive(Clone)]
@@ -439,7 +441,9 @@ mod tests {
             Box::pin(async move {
                 let mut grpc = tonic::server::Grpc::new(RawCodec);
                 Ok(match agent.script {
-                    Script::StreamThenHold => grpc.server_streaming(agent, request).await,
+                    Script::StreamThenHold | Script::StreamThenFail => {
+                        grpc.server_streaming(agent, request).await
+                    }
                     Script::Garbage | Script::Slow => grpc.unary(agent, request).await,
                 })
             })
@@ -471,11 +475,19 @@ mod tests {
 
         fn call(&mut self, _: tonic::Request<Bytes>) -> Self::Future {
             let holder = Holder(Arc::clone(&self.cancelled));
+            let fails = matches!(self.script, Script::StreamThenFail);
             Box::pin(async move {
                 // A 1.0 StreamResponse {task: {id: "t-1"}}: field 1 (task) holding field 1 (id).
                 let first = Bytes::from_static(&[0x0a, 0x05, 0x0a, 0x03, b't', b'-', b'1']);
+                let end: Messages = if fails {
+                    Box::pin(futures_util::stream::once(async {
+                        Err(tonic::Status::internal("the agent broke"))
+                    }))
+                } else {
+                    Box::pin(futures_util::stream::pending())
+                };
                 let stream = futures_util::stream::once(async move { Ok(first) })
-                    .chain(futures_util::stream::pending())
+                    .chain(end)
                     .map(move |item| {
                         let _ = &holder;
                         item
@@ -658,5 +670,36 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         panic!("the agent's stream was not cancelled");
+    }
+
+    #[tokio::test]
+    async fn a_stream_the_agent_fails_midway_ends_with_its_error_event() {
+        let (target, _) = agent(Script::StreamThenFail).await;
+        let request = UpstreamRequest {
+            method: http::Method::POST,
+            url: format!("grpc://{target}/tasks/t-1:subscribe"),
+            headers: HeaderMap::new(),
+            body: Bytes::new(),
+            deadline: Deadline::Stream {
+                head: Duration::from_secs(5),
+                idle: Duration::from_secs(30),
+            },
+        };
+        let answer = upstream().send(request).await.unwrap();
+        let frames: Vec<String> = answer
+            .body
+            .map(|f| String::from_utf8_lossy(&f.unwrap()).into_owned())
+            .collect()
+            .await;
+        assert_eq!(frames.len(), 2, "{frames:?}");
+        assert!(
+            frames[0].starts_with("data: ") && frames[0].contains("t-1"),
+            "{frames:?}"
+        );
+        assert!(frames[1].starts_with("event: error\ndata: "), "{frames:?}");
+        assert!(
+            frames[1].contains("the agent broke") && frames[1].contains("INTERNAL"),
+            "{frames:?}"
+        );
     }
 }

@@ -12,7 +12,7 @@
 //! gives and the message `<ErrorClass>: <message>`, and a2a-sdk 1.3.0's 0.3 client reads the
 //! error back from that prefix ([`class_of`], [`error_of`]).
 
-use bridge_ir::ErrorCode;
+use bridge_ir::{ErrorCode, Method};
 
 /// The service's full name.
 pub const SERVICE: &str = "a2a.v1.A2AService";
@@ -27,6 +27,30 @@ mod code {
     pub const FAILED_PRECONDITION: i32 = 9;
     pub const UNIMPLEMENTED: i32 = 12;
     pub const INTERNAL: i32 = 13;
+}
+
+/// The rpc of the service that carries `method` (0.3 has no `ListTasks`).
+#[must_use]
+pub const fn rpc_of(method: Method) -> Option<&'static str> {
+    Some(match method {
+        Method::SendMessage => "SendMessage",
+        Method::SendStreamingMessage => "SendStreamingMessage",
+        Method::GetTask => "GetTask",
+        Method::ListTasks => return None,
+        Method::CancelTask => "CancelTask",
+        Method::SubscribeToTask => "TaskSubscription",
+        Method::CreatePushConfig => "CreateTaskPushNotificationConfig",
+        Method::GetPushConfig => "GetTaskPushNotificationConfig",
+        Method::ListPushConfigs => "ListTaskPushNotificationConfig",
+        Method::DeletePushConfig => "DeleteTaskPushNotificationConfig",
+        Method::GetExtendedCard => "GetAgentCard",
+    })
+}
+
+/// The method an rpc of the service carries.
+#[must_use]
+pub fn method_of(rpc: &str) -> Option<Method> {
+    Method::ALL.into_iter().find(|m| rpc_of(*m) == Some(rpc))
 }
 
 /// The gRPC status code an A2A error travels under (a2a-sdk 0.3.26 `GrpcHandler.abort_context`;

@@ -15,7 +15,7 @@
 //! (a2a-sdk 1.3.0's client refuses a status whose details disagree with it). Back, the reason of
 //! an `ErrorInfo` of that domain names the error; without one, [`error_of`] reads the code.
 
-use bridge_ir::ErrorCode;
+use bridge_ir::{ErrorCode, Method};
 
 /// The service's full name.
 pub const SERVICE: &str = "lf.a2a.v1.A2AService";
@@ -44,6 +44,30 @@ pub mod code {
     pub const INTERNAL: i32 = 13;
     /// `UNAVAILABLE`.
     pub const UNAVAILABLE: i32 = 14;
+}
+
+/// The rpc of the service that carries `method`.
+#[must_use]
+pub const fn rpc_of(method: Method) -> Option<&'static str> {
+    Some(match method {
+        Method::SendMessage => "SendMessage",
+        Method::SendStreamingMessage => "SendStreamingMessage",
+        Method::GetTask => "GetTask",
+        Method::ListTasks => "ListTasks",
+        Method::CancelTask => "CancelTask",
+        Method::SubscribeToTask => "SubscribeToTask",
+        Method::CreatePushConfig => "CreateTaskPushNotificationConfig",
+        Method::GetPushConfig => "GetTaskPushNotificationConfig",
+        Method::ListPushConfigs => "ListTaskPushNotificationConfigs",
+        Method::DeletePushConfig => "DeleteTaskPushNotificationConfig",
+        Method::GetExtendedCard => "GetExtendedAgentCard",
+    })
+}
+
+/// The method an rpc of the service carries.
+#[must_use]
+pub fn method_of(rpc: &str) -> Option<Method> {
+    Method::ALL.into_iter().find(|m| rpc_of(*m) == Some(rpc))
 }
 
 /// The gRPC status code an A2A error travels under.
