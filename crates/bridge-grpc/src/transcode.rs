@@ -827,4 +827,31 @@ mod tests {
             "{text}"
         );
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+        /// Arbitrary bytes as every method's request and response message, and as an HTTP+JSON
+        /// request: nothing panics, and a response message that decodes reads back from its JSON
+        /// as the same message.
+        #[test]
+        fn no_input_makes_the_transcoder_panic(data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..256)) {
+            for service in [v10(), v03()] {
+                for method in service.methods() {
+                    let _ = service.to_rest(&method, &data);
+                    let _ = service.response(&method, &data);
+                    if let Ok(json) = service.response_json(&method, &data) {
+                        let again = service.response(&method, &json).unwrap();
+                        proptest::prop_assert_eq!(service.response_json(&method, &again).unwrap(), json);
+                    }
+                }
+                let text = String::from_utf8_lossy(&data);
+                for verb in [http::Method::GET, http::Method::POST, http::Method::DELETE] {
+                    let _ = service.from_rest(&verb, &text, Some(&text), &data);
+                    let _ = service.from_rest(&verb, &format!("/tasks/{text}"), None, &data);
+                    let _ = service.from_rest(&verb, &format!("/v1/tasks/{text}:cancel"), None, &data);
+                }
+            }
+        }
+    }
 }

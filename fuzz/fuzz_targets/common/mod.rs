@@ -5,6 +5,8 @@
 //! Checked: no decoder or encoder panics (or overflows the stack) on any input, every encoder
 //! writes valid JSON, and what an encoder writes, the codec of the same revision reads back.
 
+pub mod grpc;
+
 use bridge_app::codec::JsonRpcCodec;
 use bridge_app::jsonrpc::{parse_request, parse_response};
 use bridge_ir::Method;

@@ -1,0 +1,9 @@
+//! The A2A 0.3 gRPC decoders on arbitrary input: the input as every method's request and
+//! response message, and as an HTTP+JSON request path; see `common/grpc.rs`.
+#![no_main]
+
+mod common;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    common::grpc::decode_everything(bridge_ir::Revision::V0_3, data);
+});
