@@ -7,6 +7,7 @@
 )]
 
 mod callers;
+mod grpc;
 mod rest;
 mod soak;
 mod upstream;
