@@ -56,3 +56,68 @@ V03_SCENARIOS = [s for s in checks.CHECKS if checks.applies(s, '0.3') and s not 
 def test_a_0_3_grpc_client_reaches_every_agent_through_the_bridge(observe, agent, scenario):
     obs = observe('0.3', agent, 'bridge', 'grpc')
     checks.check_through_bridge(obs, scenario)
+
+
+def grpc_target(bridge) -> str:
+    """The gRPC target the bridge's card names."""
+    import httpx
+
+    card = httpx.get(f'{bridge.url}/.well-known/agent-card.json', headers={'A2A-Version': '1.0'}).json()
+    (target,) = [i['url'] for i in card['supportedInterfaces'] if i['protocolBinding'] == 'GRPC' and i['protocolVersion'] == '1.0']
+    return target
+
+
+@pytest.mark.parametrize('agent', REVISIONS, ids=lambda r: f'agent{r}-jsonrpc')
+def test_grpc_errors_are_statuses_in_each_revisions_form(bridges, agent):
+    """Raw gRPC, with the stubs generated from each revision's proto: 1.0 errors carry an
+    ErrorInfo in `grpc-status-details-bin` with the same code and message; 0.3 errors a message
+    prefixed with the error's class, as a2a-sdk 0.3.26 writes it; a version the bridge does not
+    speak is refused."""
+    import asyncio
+
+    import grpc
+    from a2a.compat.v0_3 import a2a_v0_3_pb2, a2a_v0_3_pb2_grpc
+    from a2a.types import a2a_pb2, a2a_pb2_grpc
+    from google.rpc import error_details_pb2, status_pb2
+
+    target = grpc_target(bridges[agent])
+
+    def details(failure) -> tuple[status_pb2.Status, list[str]]:
+        for key, value in failure.trailing_metadata() or []:
+            if key == 'grpc-status-details-bin':
+                status = status_pb2.Status.FromString(value)
+                reasons = []
+                for packed in status.details:
+                    info = error_details_pb2.ErrorInfo()
+                    if packed.Unpack(info):
+                        assert info.domain == 'a2a-protocol.org', info
+                        reasons.append(info.reason)
+                return status, reasons
+        raise AssertionError(f'no grpc-status-details-bin: {failure}')
+
+    async def run() -> None:
+        async with grpc.aio.insecure_channel(target) as channel:
+            v10 = a2a_pb2_grpc.A2AServiceStub(channel)
+            try:
+                await v10.GetTask(a2a_pb2.GetTaskRequest(id='no-such-task'))
+                raise AssertionError('an unknown task was found')
+            except grpc.aio.AioRpcError as failure:
+                assert failure.code() == grpc.StatusCode.NOT_FOUND, failure
+                status, reasons = details(failure)
+                assert status.code == grpc.StatusCode.NOT_FOUND.value[0] and status.message == failure.details(), status
+                assert reasons == ['TASK_NOT_FOUND'], reasons
+            try:
+                await v10.GetTask(a2a_pb2.GetTaskRequest(id='x'), metadata=[('a2a-version', '99.0')])
+                raise AssertionError('version 99.0 was accepted')
+            except grpc.aio.AioRpcError as failure:
+                assert failure.code() == grpc.StatusCode.FAILED_PRECONDITION, failure
+                assert details(failure)[1] == ['VERSION_NOT_SUPPORTED'], failure
+            v03 = a2a_v0_3_pb2_grpc.A2AServiceStub(channel)
+            try:
+                await v03.GetTask(a2a_v0_3_pb2.GetTaskRequest(name='tasks/no-such-task'))
+                raise AssertionError('an unknown task was found')
+            except grpc.aio.AioRpcError as failure:
+                assert failure.code() == grpc.StatusCode.NOT_FOUND, failure
+                assert failure.details().startswith('TaskNotFoundError: '), failure.details()
+
+    asyncio.run(run())

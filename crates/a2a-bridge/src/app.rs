@@ -62,9 +62,15 @@ pub fn main(cli: Cli) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    if let Some(Command::CheckCard { url, public_url }) = &cli.command {
+    if let Some(Command::CheckCard {
+        url,
+        public_url,
+        grpc_url,
+    }) = &cli.command
+    {
         let mut out = std::io::stdout().lock();
-        return match runtime.block_on(crate::check_card::check_card(url, public_url, &mut out)) {
+        let checked = crate::check_card::check_card(url, public_url, grpc_url.as_deref(), &mut out);
+        return match runtime.block_on(checked) {
             Ok(()) => ExitCode::SUCCESS,
             Err(error) => {
                 let _ = writeln!(std::io::stderr(), "a2a-bridge check-card: {error}");

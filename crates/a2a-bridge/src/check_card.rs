@@ -32,12 +32,17 @@ pub fn card_url(url: &str) -> String {
 }
 
 /// Fetches the card at `url` and writes the report to `out`, with cards advertising
-/// `public_url`.
+/// `public_url` (and `grpc_url` for the gRPC interfaces, when given).
 ///
 /// # Errors
 ///
 /// A message saying why the card could not be fetched, read or presented.
-pub async fn check_card(url: &str, public_url: &str, out: &mut impl Write) -> Result<(), String> {
+pub async fn check_card(
+    url: &str,
+    public_url: &str,
+    grpc_url: Option<&str>,
+    out: &mut impl Write,
+) -> Result<(), String> {
     let url = card_url(url);
     let base = url
         .strip_suffix("/.well-known/agent-card.json")
@@ -78,8 +83,8 @@ pub async fn check_card(url: &str, public_url: &str, out: &mut impl Write) -> Re
     let presented = bridge_app::card::present(
         &card,
         public_url.trim_end_matches('/'),
-        &codecs.interfaces(&[Binding::JsonRpc, Binding::HttpJson]),
-        None,
+        &codecs.interfaces(&[Binding::JsonRpc, Binding::HttpJson, Binding::Grpc]),
+        grpc_url,
         revision,
     );
     writeln!(out, "interfaces the bridge serves:").map_err(io)?;

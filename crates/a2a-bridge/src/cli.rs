@@ -104,6 +104,10 @@ pub enum Command {
         /// The public base URL the served card advertises.
         #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8080")]
         public_url: String,
+        /// The gRPC target (`host:port`) the served card advertises, as `grpc_public_url`; no
+        /// gRPC interface is listed without it.
+        #[arg(long, value_name = "HOST:PORT")]
+        grpc_url: Option<String>,
     },
     /// Checks a configuration file; exits 0 when it is usable, 2 with `FILE:LINE:COLUMN`
     /// errors when not.

@@ -46,14 +46,52 @@ async fn signed_card_server() -> SocketAddr {
 
 /// Runs `a2a-bridge check-card url` off the runtime's threads, so the card server keeps serving.
 async fn check_card(url: String) -> Output {
+    check_card_with(url, &[]).await
+}
+
+async fn check_card_with(url: String, extra: &'static [&'static str]) -> Output {
     tokio::task::spawn_blocking(move || {
         Command::new(env!("CARGO_BIN_EXE_a2a-bridge"))
             .args(["check-card", &url])
+            .args(extra)
             .output()
             .unwrap()
     })
     .await
     .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn check_card_lists_the_grpc_interfaces_at_the_grpc_target_it_is_given() {
+    let addr = signed_card_server().await;
+    let output = check_card_with(
+        format!("http://{addr}"),
+        &["--grpc-url", "bridge.example:50051"],
+    )
+    .await;
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(output.status.success(), "{stdout}");
+    for line in [
+        "  GRPC A2A 1.0 at bridge.example:50051",
+        "  GRPC A2A 0.3 at bridge.example:50051",
+    ] {
+        assert!(
+            stdout.lines().any(|l| l == line),
+            "{line} missing from:\n{stdout}"
+        );
+    }
+    let v1_0 = section(&stdout, "--- served to A2A 1.0 callers");
+    let grpc: Vec<_> = v1_0["supportedInterfaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["protocolBinding"] == "GRPC")
+        .collect();
+    assert_eq!(grpc.len(), 2, "{v1_0}");
+    assert!(
+        grpc.iter().all(|i| i["url"] == "bridge.example:50051"),
+        "{v1_0}"
+    );
 }
 
 /// The JSON document printed under `heading`, up to the next `---` heading.
