@@ -584,18 +584,7 @@ impl Wiring {
                 },
             };
             let pusher = route_pusher(before, &resolved, &config.name, &store, metrics)?;
-            let http: Arc<dyn Upstream> = Arc::clone(&upstream) as Arc<dyn Upstream>;
-            // gRPC agents are called through the gRPC adapter, everything else over HTTP.
-            let grpc: Arc<dyn Upstream> = Arc::new(bridge_grpc::GrpcUpstream::new(
-                http,
-                grpc_readings().map_err(BuildError::Grpc)?,
-                codecs(),
-            ));
-            let port: Arc<dyn Upstream> = if config.headers.is_empty() {
-                grpc
-            } else {
-                Arc::new(WithHeaders::new(grpc, config.headers.clone()))
-            };
+            let port = route_port(&upstream, config)?;
             let bridge = Bridge::new(config.settings.clone(), codecs(), port, Arc::clone(&cards))
                 .with_observer(metrics.observer(&config.name))
                 .with_stream_counter(Arc::clone(&streams))
@@ -625,6 +614,35 @@ impl Wiring {
             fresh,
         })
     }
+}
+
+/// The port a route's bridge calls its agent through: the HTTP client, behind the gRPC adapter
+/// (gRPC agents), behind the route's own headers when it has some.
+fn route_port(
+    upstream: &Arc<ReqwestUpstream>,
+    config: &RouteConfig,
+) -> Result<Arc<dyn Upstream>, BuildError> {
+    let http: Arc<dyn Upstream> = Arc::clone(upstream) as Arc<dyn Upstream>;
+    // gRPC agents are called through the gRPC adapter, everything else over HTTP.
+    let extra_ca = config
+        .client
+        .extra_ca_file
+        .as_ref()
+        .map(|path| {
+            std::fs::read(path)
+                .map_err(|e| BuildError::Grpc(format!("upstream.ca_file {}: {e}", path.display())))
+        })
+        .transpose()?;
+    let grpc: Arc<dyn Upstream> = Arc::new(
+        bridge_grpc::GrpcUpstream::new(http, grpc_readings().map_err(BuildError::Grpc)?, codecs())
+            .with_extra_ca(extra_ca),
+    );
+    let port: Arc<dyn Upstream> = if config.headers.is_empty() {
+        grpc
+    } else {
+        Arc::new(WithHeaders::new(grpc, config.headers.clone()))
+    };
+    Ok(port)
 }
 
 /// The route's push adapter: the previous generation's (with the deliveries it holds) while the

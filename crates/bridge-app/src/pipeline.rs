@@ -920,11 +920,18 @@ pub(crate) async fn send(
     let (http_method, url, body) = match context.upstream_binding {
         Binding::HttpJson => rest_request(bridge, context, call)?,
         // A gRPC agent is called in the HTTP+JSON form of the call, to a `grpc://host:port`
-        // URL: the upstream adapter transcodes it (its HTTP rules) into the gRPC call.
+        // (`grpcs://` for TLS) URL: the upstream adapter transcodes it (its HTTP rules) into
+        // the gRPC call.
         Binding::Grpc => {
             let (verb, url, body) = rest_request(bridge, context, call)?;
-            let target = url.split_once("://").map_or(url.as_str(), |(_, rest)| rest);
-            (verb, format!("grpc://{target}"), body)
+            // An `https://` interface URL asks for TLS (`grpcs://`); a bare `host:port` or
+            // `http://` one for plaintext HTTP/2.
+            let (scheme, target) = match url.split_once("://") {
+                Some(("https", rest)) => ("grpcs", rest),
+                Some((_, rest)) => ("grpc", rest),
+                None => ("grpc", url.as_str()),
+            };
+            (verb, format!("{scheme}://{target}"), body)
         }
         Binding::JsonRpc => jsonrpc_request(bridge, context, call)?,
     };

@@ -1,7 +1,8 @@
 //! The gRPC client toward an agent that speaks gRPC: an `Upstream` adapter around the HTTP one.
 //!
 //! The pipeline calls a gRPC agent in the HTTP+JSON form of each call, to a
-//! `grpc://host:port/<path>` URL. This adapter finds the method whose HTTP rule matches (the
+//! `grpc://host:port/<path>` URL (`grpcs://` when the card's interface URL is `https://`: TLS,
+//! the system's roots and `upstream.ca_file` trusted). This adapter finds the method whose HTTP rule matches (the
 //! service of the revision whose paths these are), builds its request message, and calls the
 //! agent over HTTP/2 (tonic); the answer comes back in the HTTP+JSON form the pipeline reads: a
 //! response message as its `ProtoJSON`, a stream's messages as SSE events, an error status as
@@ -43,7 +44,8 @@ pub struct GrpcUpstream {
     http: Arc<dyn Upstream>,
     services: Arc<Vec<(Service, ErrorReading)>>,
     codecs: Codecs,
-    channels: Mutex<HashMap<String, Channel>>,
+    channels: Mutex<HashMap<(String, bool), Channel>>,
+    extra_ca: Option<Vec<u8>>,
 }
 
 impl std::fmt::Debug for GrpcUpstream {
@@ -68,24 +70,45 @@ impl GrpcUpstream {
             services: Arc::new(services),
             codecs,
             channels: Mutex::new(HashMap::new()),
+            extra_ca: None,
         }
     }
 
-    /// The channel to `target` (`host:port`), made once and kept (it reconnects by itself).
-    fn channel(&self, target: &str) -> Result<Channel, UpstreamError> {
+    /// Also trusts the PEM certificates `pem` for gRPC agents over TLS (the system's roots stay
+    /// trusted), as `upstream.ca_file` does over HTTP.
+    #[must_use]
+    pub fn with_extra_ca(mut self, pem: Option<Vec<u8>>) -> Self {
+        self.extra_ca = pem;
+        self
+    }
+
+    /// The channel to `target` (`host:port`; over TLS when `tls`), made once and kept (it
+    /// reconnects by itself).
+    fn channel(&self, target: &str, tls: bool) -> Result<Channel, UpstreamError> {
         let mut channels = self
             .channels
             .lock()
             .map_err(|_| UpstreamError::Request("the gRPC channel table is poisoned".into()))?;
-        if let Some(channel) = channels.get(target) {
+        let key = (target.to_owned(), tls);
+        if let Some(channel) = channels.get(&key) {
             return Ok(channel.clone());
         }
-        let endpoint = Endpoint::from_shared(format!("http://{target}"))
+        let scheme = if tls { "https" } else { "http" };
+        let mut endpoint = Endpoint::from_shared(format!("{scheme}://{target}"))
             .map_err(|e| UpstreamError::Request(format!("grpc://{target}: {e}")))?
             .connect_timeout(Duration::from_secs(10))
             .tcp_nodelay(true);
+        if tls {
+            let mut config = tonic::transport::ClientTlsConfig::new().with_native_roots();
+            if let Some(pem) = &self.extra_ca {
+                config = config.ca_certificate(tonic::transport::Certificate::from_pem(pem));
+            }
+            endpoint = endpoint
+                .tls_config(config)
+                .map_err(|e| UpstreamError::Request(format!("grpcs://{target}: {e}")))?;
+        }
         let channel = endpoint.connect_lazy();
-        channels.insert(target.to_owned(), channel.clone());
+        channels.insert(key, channel.clone());
         Ok(channel)
     }
 }
@@ -95,8 +118,13 @@ impl Upstream for GrpcUpstream {
         &self,
         request: UpstreamRequest,
     ) -> BoxFuture<'static, Result<UpstreamResponse, UpstreamError>> {
-        let Some(rest) = request.url.strip_prefix("grpc://") else {
-            return self.http.send(request);
+        let (rest, tls) = match (
+            request.url.strip_prefix("grpc://"),
+            request.url.strip_prefix("grpcs://"),
+        ) {
+            (Some(rest), _) => (rest, false),
+            (None, Some(rest)) => (rest, true),
+            (None, None) => return self.http.send(request),
         };
         let (target, path_and_query) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
         let (path, query) = match path_and_query.split_once('?') {
@@ -108,7 +136,7 @@ impl Upstream for GrpcUpstream {
                 .from_rest(&request.method, &path, query.as_deref(), &request.body)
                 .map(|result| (service.clone(), *reading, result))
         });
-        let channel = self.channel(target);
+        let channel = self.channel(target, tls);
         let codecs = self.codecs.clone();
         let target = target.to_owned();
         Box::pin(async move {
@@ -329,9 +357,9 @@ impl GrpcCall {
 
 /// Whether a status is the transport's (no connection, a reset), not the agent's answer.
 fn is_transport(status: &tonic::Status) -> bool {
-    status.code() == tonic::Code::Unavailable
-        && status.details().is_empty()
-        && !status.message().contains(": ")
+    // A2A errors never travel as UNAVAILABLE: this is tonic's own (no connection, a TLS
+    // handshake refused, a reset).
+    status.code() == tonic::Code::Unavailable && status.details().is_empty()
 }
 
 fn sse(event: Option<&str>, data: &[u8]) -> Bytes {
@@ -499,6 +527,14 @@ mod tests {
     }
 
     async fn agent(script: Script) -> (String, Arc<AtomicBool>) {
+        agent_over(script, None).await
+    }
+
+    /// The scripted agent, over TLS with `identity` when given.
+    async fn agent_over(
+        script: Script,
+        identity: Option<tonic::transport::Identity>,
+    ) -> (String, Arc<AtomicBool>) {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let cancelled = Arc::new(AtomicBool::new(false));
@@ -506,13 +542,17 @@ mod tests {
             script,
             cancelled: Arc::clone(&cancelled),
         };
-        tokio::spawn(
-            tonic::transport::Server::builder().serve_with_incoming_shutdown(
-                service,
-                tonic::transport::server::TcpIncoming::from(listener),
-                std::future::pending(),
-            ),
-        );
+        let mut builder = tonic::transport::Server::builder();
+        if let Some(identity) = identity {
+            builder = builder
+                .tls_config(tonic::transport::ServerTlsConfig::new().identity(identity))
+                .unwrap();
+        }
+        tokio::spawn(builder.serve_with_incoming_shutdown(
+            service,
+            tonic::transport::server::TcpIncoming::from(listener),
+            std::future::pending(),
+        ));
         (addr.to_string(), cancelled)
     }
 
@@ -700,6 +740,31 @@ mod tests {
         assert!(
             frames[1].contains("the agent broke") && frames[1].contains("INTERNAL"),
             "{frames:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_grpcs_agent_is_called_over_tls_trusting_the_extra_ca() {
+        let certified = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned()]).unwrap();
+        let cert = certified.cert.pem();
+        let identity =
+            tonic::transport::Identity::from_pem(&cert, certified.signing_key.serialize_pem());
+        let (target, _) = agent_over(Script::Garbage, Some(identity)).await;
+        let request = || UpstreamRequest {
+            url: format!("grpcs://{target}/tasks/t-1"),
+            ..get_task(&target, Deadline::Total(Duration::from_secs(5)))
+        };
+        // Trusted: the TLS call reaches the agent (whose answer is garbage: its fault, named).
+        let trusting = upstream().with_extra_ca(Some(cert.clone().into_bytes()));
+        let answer = trusting.send(request()).await.unwrap();
+        let body = body_of(answer.body).await;
+        assert!(body.contains("INVALID_AGENT_RESPONSE"), "{body}");
+        // Not trusted (the system's roots only): no call is made; the connection fails.
+        let strict = upstream().send(request()).await;
+        assert!(
+            matches!(strict, Err(UpstreamError::Transport(_))),
+            "{:?}",
+            strict.map(|a| a.status)
         );
     }
 }
