@@ -223,9 +223,13 @@ impl GrpcCall {
             let stream = match answered {
                 Err(_) => return Err(UpstreamError::Timeout("the gRPC stream's head".into())),
                 Ok(Err(status)) => return Ok(self.error_answer(&status)),
-                Ok(Ok(response)) => response.into_inner(),
+                Ok(Ok(response)) => response,
             };
-            Ok(self.stream_answer(stream, idle))
+            let mut headers = HeaderMap::new();
+            extension_headers(stream.metadata(), &mut headers);
+            let mut answered = self.stream_answer(stream.into_inner(), idle);
+            answered.headers.extend(headers);
+            Ok(answered)
         } else {
             let answered = tokio::time::timeout(head, grpc.unary(request, path, RawCodec)).await;
             match answered {
@@ -241,11 +245,12 @@ impl GrpcCall {
                 Ok(Err(status)) => Ok(self.error_answer(&status)),
                 Ok(Ok(response)) => {
                     match self.service.response_json(&self.method, response.get_ref()) {
-                        Ok(json) => Ok(answer(
-                            StatusCode::OK,
-                            "application/json",
-                            Bytes::from(json),
-                        )),
+                        Ok(json) => {
+                            let mut answered =
+                                answer(StatusCode::OK, "application/json", Bytes::from(json));
+                            extension_headers(response.metadata(), &mut answered.headers);
+                            Ok(answered)
+                        }
                         Err(why) => Ok(self.invalid(&why)),
                     }
                 }
@@ -355,6 +360,18 @@ impl GrpcCall {
     }
 }
 
+/// The agent's activated extensions (`a2a-extensions` in 1.0, `x-a2a-extensions` in 0.3, one
+/// entry or several), as the HTTP headers the pipeline hands back to callers.
+fn extension_headers(metadata: &tonic::metadata::MetadataMap, headers: &mut HeaderMap) {
+    for name in ["a2a-extensions", "x-a2a-extensions"] {
+        for value in metadata.get_all(name) {
+            if let Ok(value) = HeaderValue::from_bytes(value.as_bytes()) {
+                headers.append(name, value);
+            }
+        }
+    }
+}
+
 /// Whether a status is the transport's (no connection, a reset), not the agent's answer.
 fn is_transport(status: &tonic::Status) -> bool {
     // A2A errors never travel as UNAVAILABLE: this is tonic's own (no connection, a TLS
@@ -435,6 +452,8 @@ mod tests {
         StreamThenHold,
         /// Streams one message, then fails the stream.
         StreamThenFail,
+        /// Answers a task, naming an activated extension in its metadata.
+        Task,
     }
 
     #[derive(Clone)]
@@ -472,7 +491,9 @@ mod tests {
                     Script::StreamThenHold | Script::StreamThenFail => {
                         grpc.server_streaming(agent, request).await
                     }
-                    Script::Garbage | Script::Slow => grpc.unary(agent, request).await,
+                    Script::Garbage | Script::Slow | Script::Task => {
+                        grpc.unary(agent, request).await
+                    }
                 })
             })
         }
@@ -487,6 +508,15 @@ mod tests {
             Box::pin(async move {
                 if matches!(script, Script::Slow) {
                     tokio::time::sleep(Duration::from_secs(5)).await;
+                }
+                if matches!(script, Script::Task) {
+                    // A 1.0 Task {id: "t-1"}, with an activated extension.
+                    let mut answer =
+                        tonic::Response::new(Bytes::from_static(&[0x0a, 0x03, b't', b'-', b'1']));
+                    answer
+                        .metadata_mut()
+                        .insert("a2a-extensions", "urn:ext:a".parse().unwrap());
+                    return Ok(answer);
                 }
                 Ok(tonic::Response::new(Bytes::from_static(b"\xff\xff\xff")))
             })
@@ -766,5 +796,18 @@ mod tests {
             "{:?}",
             strict.map(|a| a.status)
         );
+    }
+
+    #[tokio::test]
+    async fn the_agents_activated_extensions_come_back_as_headers() {
+        let (target, _) = agent(Script::Task).await;
+        let answer = upstream()
+            .send(get_task(&target, Deadline::Total(Duration::from_secs(5))))
+            .await
+            .unwrap();
+        assert_eq!(answer.status, StatusCode::OK);
+        assert_eq!(answer.headers["a2a-extensions"], "urn:ext:a");
+        let body = body_of(answer.body).await;
+        assert!(body.contains("t-1"), "{body}");
     }
 }

@@ -195,7 +195,9 @@ impl tonic::server::UnaryService<Bytes> for Call {
                         .map_err(|why| {
                             error_status(call.service(), ErrorCode::InternalError, &why)
                         })?;
-                    Ok(tonic::Response::new(Bytes::from(message)))
+                    let mut answer = tonic::Response::new(Bytes::from(message));
+                    extension_metadata(&parts.headers, answer.metadata_mut());
+                    Ok(answer)
                 }
                 InboundResponse::Stream { .. } => Err(error_status(
                     call.service(),
@@ -240,7 +242,7 @@ impl tonic::server::ServerStreamingService<Bytes> for Call {
                     }));
                     Ok(tonic::Response::new(once))
                 }
-                InboundResponse::Stream { frames, .. } => {
+                InboundResponse::Stream { head, frames, .. } => {
                     let call = Arc::new(call);
                     let messages = frames
                         .map(move |frame| event_message(&call, &frame))
@@ -254,10 +256,27 @@ impl tonic::server::ServerStreamingService<Bytes> for Call {
                         })
                         .filter_map(|item| std::future::ready(item.transpose()));
                     let messages: MessageStream = Box::pin(messages);
-                    Ok(tonic::Response::new(messages))
+                    let mut answer = tonic::Response::new(messages);
+                    extension_metadata(&head.headers, answer.metadata_mut());
+                    Ok(answer)
                 }
             }
         })
+    }
+}
+
+/// The activated extensions the answer names (`A2A-Extensions` for 1.0, `X-A2A-Extensions` for
+/// 0.3), as the caller's gRPC metadata of the same name.
+fn extension_metadata(headers: &http::HeaderMap, metadata: &mut tonic::metadata::MetadataMap) {
+    for name in ["a2a-extensions", "x-a2a-extensions"] {
+        for value in headers.get_all(name) {
+            if let (Ok(key), Ok(value)) = (
+                tonic::metadata::MetadataKey::from_bytes(name.as_bytes()),
+                tonic::metadata::MetadataValue::try_from(value.as_bytes()),
+            ) {
+                metadata.append(key, value);
+            }
+        }
     }
 }
 
@@ -389,5 +408,180 @@ impl Decoder for RawCodec {
 
     fn decode(&mut self, src: &mut DecodeBuf<'_>) -> Result<Option<Bytes>, Status> {
         Ok(Some(src.copy_to_bytes(src.remaining())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![expect(clippy::unwrap_used, reason = "tests unwrap what they just built")]
+
+    use bridge_app::CallInfo;
+    use bridge_ir::{Binding, Method};
+    use prost::Message as _;
+    use prost_reflect::{DescriptorPool, DynamicMessage};
+
+    use super::*;
+    use crate::ErrorForm;
+
+    /// A handler that answers every call with `status`, `body` and, for an error, the A2A
+    /// error the pipeline would name; its answers name an activated extension.
+    struct Canned {
+        status: u16,
+        body: &'static str,
+        error: Option<ErrorCode>,
+    }
+
+    impl Handler for Canned {
+        fn handle(&self, _: InboundRequest) -> BoxFuture<'static, InboundResponse> {
+            let mut response = http::Response::new(Bytes::from_static(self.body.as_bytes()));
+            *response.status_mut() = http::StatusCode::from_u16(self.status).unwrap();
+            response
+                .headers_mut()
+                .insert("a2a-extensions", HeaderValue::from_static("urn:ext:a"));
+            response.extensions_mut().insert(CallInfo {
+                caller: Revision::V1_0,
+                binding: Binding::HttpJson,
+                method: Some(Method::GetTask),
+                upstream: None,
+                upstream_binding: None,
+                error_code: self.error.map(ErrorCode::code),
+            });
+            Box::pin(std::future::ready(InboundResponse::Full(response)))
+        }
+    }
+
+    fn services() -> Vec<Service> {
+        vec![
+            Service::new(
+                Revision::V1_0,
+                bridge_v10::grpc::SERVICE,
+                bridge_v10::grpc::DESCRIPTORS,
+                ErrorForm {
+                    status_of: bridge_v10::grpc::status_of,
+                    message_of: |_, m| m.to_owned(),
+                    details_domain: Some(bridge_v10::grpc::ERROR_DOMAIN),
+                },
+            )
+            .unwrap(),
+            Service::new(
+                Revision::V0_3,
+                bridge_v03::grpc::SERVICE,
+                bridge_v03::grpc::DESCRIPTORS,
+                ErrorForm {
+                    status_of: bridge_v03::grpc::status_of,
+                    message_of: bridge_v03::grpc::message_of,
+                    details_domain: None,
+                },
+            )
+            .unwrap(),
+        ]
+    }
+
+    async fn call(
+        canned: Canned,
+        path: &'static str,
+        request: Bytes,
+    ) -> Result<tonic::Response<Bytes>, Status> {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(
+            GrpcService::new(services(), Arc::new(canned), 1 << 20).serve(
+                listener,
+                None,
+                std::future::pending(),
+            ),
+        );
+        let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
+            .unwrap()
+            .connect()
+            .await
+            .unwrap();
+        let mut client = tonic::client::Grpc::new(channel);
+        client.ready().await.unwrap();
+        client
+            .unary(
+                tonic::Request::new(request),
+                http::uri::PathAndQuery::from_static(path),
+                RawCodec,
+            )
+            .await
+    }
+
+    fn get_task_v10() -> Bytes {
+        let pool = DescriptorPool::decode(bridge_v10::grpc::DESCRIPTORS).unwrap();
+        let input = pool
+            .get_message_by_name("lf.a2a.v1.GetTaskRequest")
+            .unwrap();
+        let message = DynamicMessage::deserialize(input, serde_json::json!({"id": "t-1"})).unwrap();
+        Bytes::from(message.encode_to_vec())
+    }
+
+    #[tokio::test]
+    async fn an_answer_becomes_the_response_message_with_the_activated_extensions() {
+        let canned = Canned {
+            status: 200,
+            body: r#"{"id": "t-1", "status": {"state": "TASK_STATE_WORKING"}}"#,
+            error: None,
+        };
+        let answer = call(canned, "/lf.a2a.v1.A2AService/GetTask", get_task_v10())
+            .await
+            .unwrap();
+        assert_eq!(
+            answer.metadata().get("a2a-extensions").unwrap(),
+            "urn:ext:a"
+        );
+        assert!(!answer.get_ref().is_empty());
+    }
+
+    #[tokio::test]
+    async fn an_error_is_the_status_its_revision_gives_it() {
+        let body =
+            r#"{"error": {"code": 404, "status": "NOT_FOUND", "message": "task t-1 not found"}}"#;
+        let not_found = || Canned {
+            status: 404,
+            body,
+            error: Some(ErrorCode::TaskNotFound),
+        };
+        let status = call(not_found(), "/lf.a2a.v1.A2AService/GetTask", get_task_v10())
+            .await
+            .unwrap_err();
+        assert_eq!(status.code(), Code::NotFound);
+        assert_eq!(status.message(), "task t-1 not found");
+        assert!(String::from_utf8_lossy(status.details()).contains("TASK_NOT_FOUND"));
+
+        // 0.3: the class prefix, no details. (The 0.3 GetTask names the task `tasks/{id}`.)
+        let pool = DescriptorPool::decode(bridge_v03::grpc::DESCRIPTORS).unwrap();
+        let input = pool.get_message_by_name("a2a.v1.GetTaskRequest").unwrap();
+        let request =
+            DynamicMessage::deserialize(input, serde_json::json!({"name": "tasks/t-1"})).unwrap();
+        let status = call(
+            Canned {
+                status: 404,
+                body: r#"{"message": "task t-1 not found"}"#,
+                error: Some(ErrorCode::TaskNotFound),
+            },
+            "/a2a.v1.A2AService/GetTask",
+            Bytes::from(request.encode_to_vec()),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(status.code(), Code::NotFound);
+        assert_eq!(status.message(), "TaskNotFoundError: task t-1 not found");
+        assert!(status.details().is_empty());
+
+        // A path no service serves, and a message that does not decode.
+        let status = call(not_found(), "/lf.a2a.v1.A2AService/Nope", get_task_v10())
+            .await
+            .unwrap_err();
+        assert_eq!(status.code(), Code::Unimplemented);
+        let status = call(
+            not_found(),
+            "/lf.a2a.v1.A2AService/GetTask",
+            Bytes::from_static(b"\xff\xff"),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(status.code(), Code::InvalidArgument);
+        assert!(String::from_utf8_lossy(status.details()).contains("INVALID_PARAMS"));
     }
 }
