@@ -635,7 +635,8 @@ fn route_port(
         .transpose()?;
     let grpc: Arc<dyn Upstream> = Arc::new(
         bridge_grpc::GrpcUpstream::new(http, grpc_readings().map_err(BuildError::Grpc)?, codecs())
-            .with_extra_ca(extra_ca),
+            .with_extra_ca(extra_ca)
+            .with_max_message(config.settings.limits.upstream_body),
     );
     let port: Arc<dyn Upstream> = if config.headers.is_empty() {
         grpc

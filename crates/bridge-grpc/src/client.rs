@@ -29,8 +29,8 @@ use tonic::transport::{Channel, Endpoint};
 use crate::server::RawCodec;
 use crate::transcode::Service;
 
-/// The largest message read from a gRPC agent.
-const MAX_MESSAGE: usize = 64 * 1024 * 1024;
+/// The largest message read from a gRPC agent by default (`GrpcUpstream::with_max_message`).
+const MAX_MESSAGE: usize = 16 * 1024 * 1024;
 
 /// How one revision reads a gRPC error status back into an A2A error.
 #[derive(Debug, Clone, Copy)]
@@ -46,6 +46,7 @@ pub struct GrpcUpstream {
     codecs: Codecs,
     channels: Mutex<HashMap<(String, bool), Channel>>,
     extra_ca: Option<Vec<u8>>,
+    max_message: usize,
 }
 
 impl std::fmt::Debug for GrpcUpstream {
@@ -71,7 +72,16 @@ impl GrpcUpstream {
             codecs,
             channels: Mutex::new(HashMap::new()),
             extra_ca: None,
+            max_message: MAX_MESSAGE,
         }
+    }
+
+    /// Reads no agent message over `bytes` (`limits.upstream_body`, as over HTTP): a larger one
+    /// is the agent's invalid response, naming the limit.
+    #[must_use]
+    pub const fn with_max_message(mut self, bytes: usize) -> Self {
+        self.max_message = bytes;
+        self
     }
 
     /// Also trusts the PEM certificates `pem` for gRPC agents over TLS (the system's roots stay
@@ -139,6 +149,7 @@ impl Upstream for GrpcUpstream {
         let channel = self.channel(target, tls);
         let codecs = self.codecs.clone();
         let target = target.to_owned();
+        let max_message = self.max_message;
         Box::pin(async move {
             let Some((service, reading, built)) = found else {
                 return Err(UpstreamError::Request(format!(
@@ -148,6 +159,7 @@ impl Upstream for GrpcUpstream {
             };
             let (method, message) = built.map_err(UpstreamError::Request)?;
             let call = GrpcCall {
+                max_message,
                 channel: channel?,
                 service,
                 reading,
@@ -166,6 +178,7 @@ impl Upstream for GrpcUpstream {
 
 /// One call toward a gRPC agent.
 struct GrpcCall {
+    max_message: usize,
     channel: Channel,
     service: Service,
     reading: ErrorReading,
@@ -183,8 +196,8 @@ impl GrpcCall {
     ) -> Result<UpstreamResponse, UpstreamError> {
         // An agent's message may be as large as any agent's answer (`limits.upstream_body`
         // checks the HTTP+JSON form again).
-        let mut grpc =
-            tonic::client::Grpc::new(self.channel.clone()).max_decoding_message_size(MAX_MESSAGE);
+        let mut grpc = tonic::client::Grpc::new(self.channel.clone())
+            .max_decoding_message_size(self.max_message);
         let mut request = tonic::Request::new(Bytes::from(message));
         copy_metadata(headers, request.metadata_mut());
         let path = http::uri::PathAndQuery::try_from(format!(
@@ -241,6 +254,10 @@ impl GrpcCall {
                     "grpc://{}: {}",
                     self.target,
                     status.message()
+                ))),
+                Ok(Err(status)) if is_too_large(&status) => Ok(self.invalid(&format!(
+                    "the message exceeds the {}-byte limit",
+                    self.max_message
                 ))),
                 Ok(Err(status)) => Ok(self.error_answer(&status)),
                 Ok(Ok(response)) => {
@@ -372,6 +389,11 @@ fn extension_headers(metadata: &tonic::metadata::MetadataMap, headers: &mut Head
     }
 }
 
+/// Whether a status is tonic's refusal of a message over the decoding limit.
+fn is_too_large(status: &tonic::Status) -> bool {
+    status.code() == tonic::Code::OutOfRange && status.details().is_empty()
+}
+
 /// Whether a status is the transport's (no connection, a reset), not the agent's answer.
 fn is_transport(status: &tonic::Status) -> bool {
     // A2A errors never travel as UNAVAILABLE: this is tonic's own (no connection, a TLS
@@ -454,6 +476,8 @@ mod tests {
         StreamThenFail,
         /// Answers a task, naming an activated extension in its metadata.
         Task,
+        /// Answers a 4 KiB message.
+        Big,
     }
 
     #[derive(Clone)]
@@ -491,7 +515,7 @@ mod tests {
                     Script::StreamThenHold | Script::StreamThenFail => {
                         grpc.server_streaming(agent, request).await
                     }
-                    Script::Garbage | Script::Slow | Script::Task => {
+                    Script::Garbage | Script::Slow | Script::Task | Script::Big => {
                         grpc.unary(agent, request).await
                     }
                 })
@@ -508,6 +532,12 @@ mod tests {
             Box::pin(async move {
                 if matches!(script, Script::Slow) {
                     tokio::time::sleep(Duration::from_secs(5)).await;
+                }
+                if matches!(script, Script::Big) {
+                    // A 1.0 Task whose id is 4 KiB long.
+                    let mut task = vec![0x0a, 0x80, 0x20];
+                    task.extend(std::iter::repeat_n(b'x', 4096));
+                    return Ok(tonic::Response::new(Bytes::from(task)));
                 }
                 if matches!(script, Script::Task) {
                     // A 1.0 Task {id: "t-1"}, with an activated extension.
@@ -809,5 +839,29 @@ mod tests {
         assert_eq!(answer.headers["a2a-extensions"], "urn:ext:a");
         let body = body_of(answer.body).await;
         assert!(body.contains("t-1"), "{body}");
+    }
+
+    #[tokio::test]
+    async fn an_agent_message_over_the_limit_is_its_invalid_response_naming_the_limit() {
+        let (target, _) = agent(Script::Big).await;
+        let request = || get_task(&target, Deadline::Total(Duration::from_secs(5)));
+        let answer = upstream()
+            .with_max_message(1024)
+            .send(request())
+            .await
+            .unwrap();
+        assert!(!answer.status.is_success());
+        let body = body_of(answer.body).await;
+        assert!(
+            body.contains("INVALID_AGENT_RESPONSE") && body.contains("1024-byte limit"),
+            "{body}"
+        );
+        // Under a larger limit the same message is read.
+        let answer = upstream()
+            .with_max_message(1 << 20)
+            .send(request())
+            .await
+            .unwrap();
+        assert_eq!(answer.status, StatusCode::OK);
     }
 }
