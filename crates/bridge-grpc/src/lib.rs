@@ -9,5 +9,5 @@ pub mod server;
 pub mod transcode;
 
 pub use client::{ErrorReading, GrpcUpstream};
-pub use server::GrpcService;
+pub use server::{GrpcService, RawCodec};
 pub use transcode::{ErrorForm, Service};

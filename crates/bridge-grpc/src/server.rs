@@ -129,6 +129,15 @@ struct Call {
 }
 
 impl Call {
+    fn again(&self) -> Self {
+        Self {
+            services: Arc::clone(&self.services),
+            index: self.index,
+            method: self.method.clone(),
+            handler: Arc::clone(&self.handler),
+        }
+    }
+
     fn service(&self) -> &Service {
         &self.services[self.index]
     }
@@ -176,12 +185,7 @@ impl tonic::server::UnaryService<Bytes> for Call {
     type Future = BoxFuture<'static, Result<tonic::Response<Bytes>, Status>>;
 
     fn call(&mut self, request: tonic::Request<Bytes>) -> Self::Future {
-        let call = Self {
-            services: Arc::clone(&self.services),
-            index: self.index,
-            method: self.method.clone(),
-            handler: Arc::clone(&self.handler),
-        };
+        let call = self.again();
         Box::pin(async move {
             match call.answer(request).await? {
                 InboundResponse::Full(response) => {
@@ -217,12 +221,7 @@ impl tonic::server::ServerStreamingService<Bytes> for Call {
     type Future = BoxFuture<'static, Result<tonic::Response<MessageStream>, Status>>;
 
     fn call(&mut self, request: tonic::Request<Bytes>) -> Self::Future {
-        let call = Self {
-            services: Arc::clone(&self.services),
-            index: self.index,
-            method: self.method.clone(),
-            handler: Arc::clone(&self.handler),
-        };
+        let call = self.again();
         Box::pin(async move {
             match call.answer(request).await? {
                 InboundResponse::Full(response) => {
@@ -373,9 +372,9 @@ fn error_status(service: &Service, error: ErrorCode, message: &str) -> Status {
     }
 }
 
-/// Messages as they are: the descriptors read them, not the codec.
+/// Messages as they are, for tonic: the descriptors read them, not the codec.
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct RawCodec;
+pub struct RawCodec;
 
 impl Codec for RawCodec {
     type Encode = Bytes;

@@ -31,3 +31,27 @@ pub fn compile(root: &Path, file: &str) -> Result<Vec<u8>, String> {
         .map_err(|e| format!("{file}: {e}"))?;
     Ok(compiler.encode_file_descriptor_set())
 }
+
+/// The whole build script of a codec crate: compiles `proto/a2a.proto` below the crate's
+/// manifest directory into `$OUT_DIR/a2a.bin`, and asks to run again when the protos change.
+/// A failure is printed as a cargo warning and fails the build.
+#[expect(
+    clippy::print_stdout,
+    reason = "a build script speaks to cargo on stdout"
+)]
+pub fn build_script() {
+    let root = Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default()).join("proto");
+    println!("cargo:rerun-if-changed={}", root.display());
+    let set = match compile(&root, "a2a.proto") {
+        Ok(set) => set,
+        Err(why) => {
+            println!("cargo:warning=proto/a2a.proto does not compile: {why}");
+            std::process::exit(1);
+        }
+    };
+    let out = Path::new(&std::env::var("OUT_DIR").unwrap_or_default()).join("a2a.bin");
+    if let Err(why) = std::fs::write(&out, set) {
+        println!("cargo:warning=cannot write {}: {why}", out.display());
+        std::process::exit(1);
+    }
+}

@@ -5,57 +5,13 @@
 use std::sync::Arc;
 
 use a2a_bridge::runtime::{ViaGrpc, grpc_services};
-use bytes::{Buf as _, BufMut as _, Bytes};
+use bridge_grpc::RawCodec;
+use bytes::Bytes;
 use prost::Message as _;
 use prost_reflect::{DescriptorPool, DynamicMessage};
 use serde_json::json;
 
 use super::gateway::{get, recorder, sample, start, wait_ready};
-
-/// Messages as they are.
-#[derive(Debug, Clone, Copy, Default)]
-struct Raw;
-
-impl tonic::codec::Codec for Raw {
-    type Encode = Bytes;
-    type Decode = Bytes;
-    type Encoder = Self;
-    type Decoder = Self;
-
-    fn encoder(&mut self) -> Self {
-        Self
-    }
-
-    fn decoder(&mut self) -> Self {
-        Self
-    }
-}
-
-impl tonic::codec::Encoder for Raw {
-    type Item = Bytes;
-    type Error = tonic::Status;
-
-    fn encode(
-        &mut self,
-        item: Bytes,
-        dst: &mut tonic::codec::EncodeBuf<'_>,
-    ) -> Result<(), tonic::Status> {
-        dst.put(item);
-        Ok(())
-    }
-}
-
-impl tonic::codec::Decoder for Raw {
-    type Item = Bytes;
-    type Error = tonic::Status;
-
-    fn decode(
-        &mut self,
-        src: &mut tonic::codec::DecodeBuf<'_>,
-    ) -> Result<Option<Bytes>, tonic::Status> {
-        Ok(Some(src.copy_to_bytes(src.remaining())))
-    }
-}
 
 fn send_request(pool: &DescriptorPool, text: &str) -> Bytes {
     let input = pool
@@ -97,7 +53,7 @@ async fn a_grpc_call_reaches_the_agent_and_is_counted_as_grpc_and_an_oversized_o
         .unary(
             tonic::Request::new(send_request(&pool, "hi")),
             path.clone(),
-            Raw,
+            RawCodec,
         )
         .await
         .unwrap();
@@ -114,7 +70,7 @@ async fn a_grpc_call_reaches_the_agent_and_is_counted_as_grpc_and_an_oversized_o
         .unary(
             tonic::Request::new(send_request(&pool, &"x".repeat(4096))),
             path,
-            Raw,
+            RawCodec,
         )
         .await
         .unwrap_err();

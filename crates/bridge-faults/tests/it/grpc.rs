@@ -5,59 +5,15 @@ use std::sync::Arc;
 use bridge_app::service::Handler;
 use bridge_faults::Fault;
 use bridge_faults::stub::FAULT_HEADER;
+use bridge_grpc::RawCodec;
 use bridge_grpc::{ErrorForm, GrpcService, Service};
 use bridge_ir::Revision::{V0_3, V1_0};
-use bytes::{Buf as _, BufMut as _, Bytes};
+use bytes::Bytes;
 use prost::Message as _;
 use prost_reflect::{DescriptorPool, DynamicMessage};
 use serde_json::json;
 
 use super::{shared, still_up_and_settled, warmed};
-
-/// Messages as they are.
-#[derive(Debug, Clone, Copy, Default)]
-struct Raw;
-
-impl tonic::codec::Codec for Raw {
-    type Encode = Bytes;
-    type Decode = Bytes;
-    type Encoder = Self;
-    type Decoder = Self;
-
-    fn encoder(&mut self) -> Self {
-        Self
-    }
-
-    fn decoder(&mut self) -> Self {
-        Self
-    }
-}
-
-impl tonic::codec::Encoder for Raw {
-    type Item = Bytes;
-    type Error = tonic::Status;
-
-    fn encode(
-        &mut self,
-        item: Bytes,
-        dst: &mut tonic::codec::EncodeBuf<'_>,
-    ) -> Result<(), tonic::Status> {
-        dst.put(item);
-        Ok(())
-    }
-}
-
-impl tonic::codec::Decoder for Raw {
-    type Item = Bytes;
-    type Error = tonic::Status;
-
-    fn decode(
-        &mut self,
-        src: &mut tonic::codec::DecodeBuf<'_>,
-    ) -> Result<Option<Bytes>, tonic::Status> {
-        Ok(Some(src.copy_to_bytes(src.remaining())))
-    }
-}
 
 #[tokio::test]
 async fn a_grpc_caller_that_goes_away_mid_stream_takes_the_upstream_stream_down_with_it() {
@@ -105,7 +61,7 @@ async fn a_grpc_caller_that_goes_away_mid_stream_takes_the_upstream_stream_down_
         .insert(FAULT_HEADER, Fault::SseTrickle.name().parse().unwrap());
     let path = http::uri::PathAndQuery::from_static("/lf.a2a.v1.A2AService/SendStreamingMessage");
     let mut stream = client
-        .server_streaming(request, path, Raw)
+        .server_streaming(request, path, RawCodec)
         .await
         .unwrap()
         .into_inner();
