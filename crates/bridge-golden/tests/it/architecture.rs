@@ -110,4 +110,15 @@ fn the_adapters_know_the_application_but_not_the_codecs_or_each_other() {
         "bridge-upstream",
         &["bridge-v03", "bridge-v10", "bridge-server", "hyper-util"],
     );
+    // The gRPC adapters take each revision's descriptors and error tables from the binary.
+    assert_none(
+        &deps,
+        "bridge-grpc",
+        &["bridge-v03", "bridge-v10", "bridge-server", "bridge-upstream"],
+    );
+    assert_none(
+        &deps,
+        "bridge-store-redis",
+        &["bridge-v03", "bridge-v10", "bridge-server", "bridge-upstream"],
+    );
 }
