@@ -114,11 +114,21 @@ fn the_adapters_know_the_application_but_not_the_codecs_or_each_other() {
     assert_none(
         &deps,
         "bridge-grpc",
-        &["bridge-v03", "bridge-v10", "bridge-server", "bridge-upstream"],
+        &[
+            "bridge-v03",
+            "bridge-v10",
+            "bridge-server",
+            "bridge-upstream",
+        ],
     );
     assert_none(
         &deps,
         "bridge-store-redis",
-        &["bridge-v03", "bridge-v10", "bridge-server", "bridge-upstream"],
+        &[
+            "bridge-v03",
+            "bridge-v10",
+            "bridge-server",
+            "bridge-upstream",
+        ],
     );
 }
