@@ -145,7 +145,7 @@ def test_each_subscriber_gets_every_delivery_in_its_own_revision_with_its_creden
 
 
 # Other bindings: the 1.0 client over HTTP+JSON (a2a-sdk 0.3.26's REST client has no push-config
-# calls), and agents the bridge calls over HTTP+JSON.
+# calls) and both clients over gRPC, and agents the bridge calls over HTTP+JSON or gRPC.
 OTHER_BINDINGS = [
     ('1.0', 'rest', '0.3'),
     ('1.0', 'rest', '1.0'),
@@ -153,6 +153,12 @@ OTHER_BINDINGS = [
     ('1.0', 'jsonrpc', '0.3-rest'),
     ('0.3', 'jsonrpc', '1.0-rest'),
     ('1.0', 'jsonrpc', '1.0-rest'),
+    ('1.0', 'grpc', '0.3'),
+    ('1.0', 'grpc', '1.0'),
+    ('0.3', 'grpc', '1.0'),
+    ('0.3', 'jsonrpc', '1.0-grpc'),
+    ('1.0', 'jsonrpc', '0.3-grpc'),
+    ('1.0', 'grpc', '1.0-grpc'),
 ]
 
 
