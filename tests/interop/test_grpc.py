@@ -13,24 +13,10 @@ import pytest
 
 import interop_checks as checks
 from conftest import REVISIONS
+from test_rest import pairs
 
+# `pairs`: the same agents as the REST suite, less what the 0.3 REST agent does not serve.
 SCENARIOS = [s for s in checks.CHECKS if checks.applies(s, '1.0')]
-AGENTS = {
-    '0.3': 'agent0.3-jsonrpc',
-    '1.0': 'agent1.0-jsonrpc',
-    '0.3-rest': 'agent0.3-rest',
-    '1.0-rest': 'agent1.0-rest',
-}
-# What a2a-sdk 0.3.26's REST server does not serve (see test_rest_agent.py).
-NOT_AT_0_3_REST = {'push_config', 'extended_card'}
-
-
-def pairs(scenarios: list[str]):
-    for agent, label in AGENTS.items():
-        for scenario in scenarios:
-            if agent == '0.3-rest' and scenario in NOT_AT_0_3_REST:
-                continue
-            yield pytest.param(agent, scenario, id=f'{scenario}-{label}')
 
 
 @pytest.mark.parametrize(('agent', 'scenario'), list(pairs(SCENARIOS)))

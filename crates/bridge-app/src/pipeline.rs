@@ -653,15 +653,6 @@ pub(crate) async fn context_for_agent(
     })
 }
 
-/// The whole task a push delivery is about, read from the agent.
-pub(crate) async fn task_for_push(
-    bridge: &Arc<Bridge>,
-    context: &Context,
-    task_id: &str,
-) -> Result<Task, RpcError> {
-    read_task(bridge, context, task_id, None).await
-}
-
 async fn dispatch(bridge: &Arc<Bridge>, context: Context, mut call: Call) -> InboundResponse {
     let toward_0_3 = context.upstream == Revision::V0_3;
     if toward_0_3 && let Call::ListTasks(params) = &call {
@@ -873,7 +864,7 @@ async fn current_task(
 }
 
 /// Reads a task from the upstream, with at most `history_length` messages of history.
-async fn read_task(
+pub(crate) async fn read_task(
     bridge: &Arc<Bridge>,
     context: &Context,
     task_id: &str,

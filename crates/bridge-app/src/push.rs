@@ -279,21 +279,21 @@ async fn shown(bridge: &Bridge, context: &Context, config: TaskPushConfig) -> Ta
             authentication: registration.config.authentication,
             tenant: config.tenant.or(registration.config.tenant),
         },
-        Ok(_) => TaskPushConfig {
-            url: webhook_base(bridge),
-            token: None,
-            authentication: None,
-            ..config
-        },
+        Ok(_) => redacted(bridge, config),
         Err(error) => {
             tracing::warn!(%error, "a push registration could not be read");
-            TaskPushConfig {
-                url: webhook_base(bridge),
-                token: None,
-                authentication: None,
-                ..config
-            }
+            redacted(bridge, config)
         }
+    }
+}
+
+/// A webhook of the bridge shown without its secret and token.
+fn redacted(bridge: &Bridge, config: TaskPushConfig) -> TaskPushConfig {
+    TaskPushConfig {
+        url: webhook_base(bridge),
+        token: None,
+        authentication: None,
+        ..config
     }
 }
 
@@ -635,7 +635,7 @@ async fn translated(
     let event = match event {
         StreamEvent::Task(_) => event,
         _ if registration.subscriber == Revision::V0_3 => {
-            let task = crate::pipeline::task_for_push(bridge, context, &task_id)
+            let task = crate::pipeline::read_task(bridge, context, &task_id, None)
                 .await
                 .map_err(|e| {
                     (

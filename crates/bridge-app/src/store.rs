@@ -30,7 +30,7 @@ use crate::push::Registration;
 
 /// A push delivery accepted from the agent and not yet finished: what another instance needs
 /// to deliver it if the one that took it goes away.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Pending {
     /// Unique per delivery.
     pub id: String,
@@ -44,6 +44,7 @@ pub struct Pending {
     /// The body, in the subscriber's revision (JSON text).
     pub body: String,
     /// The task it is about.
+    #[serde(default)]
     pub task_id: String,
 }
 
@@ -51,38 +52,13 @@ impl Pending {
     /// The delivery as the JSON a shared store keeps.
     #[must_use]
     pub fn to_json(&self) -> String {
-        serde_json::json!({
-            "id": self.id, "seq": self.seq, "url": self.url, "headers": self.headers,
-            "body": self.body, "task_id": self.task_id,
-        })
-        .to_string()
+        serde_json::to_string(self).unwrap_or_default()
     }
 
     /// A delivery read back from [`Pending::to_json`]; `None` for anything else.
     #[must_use]
     pub fn from_json(text: &str) -> Option<Self> {
-        let value: serde_json::Value = serde_json::from_str(text).ok()?;
-        let text = |key: &str| value.get(key)?.as_str().map(str::to_owned);
-        let headers = value
-            .get("headers")?
-            .as_array()?
-            .iter()
-            .map(|pair| {
-                let pair = pair.as_array()?;
-                Some((
-                    pair.first()?.as_str()?.to_owned(),
-                    pair.get(1)?.as_str()?.to_owned(),
-                ))
-            })
-            .collect::<Option<Vec<_>>>()?;
-        Some(Self {
-            id: text("id")?,
-            seq: value.get("seq")?.as_u64()?,
-            url: text("url")?,
-            headers,
-            body: text("body")?,
-            task_id: text("task_id").unwrap_or_default(),
-        })
+        serde_json::from_str(text).ok()
     }
 }
 

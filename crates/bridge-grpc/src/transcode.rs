@@ -58,7 +58,8 @@ pub struct Service {
     /// How its errors are written.
     pub errors: ErrorForm,
     descriptor: ServiceDescriptor,
-    http: ExtensionDescriptor,
+    /// Each method's HTTP rules, by method index, read once from the descriptors.
+    rules: std::sync::Arc<Vec<Vec<Rule>>>,
     status: MessageDescriptor,
     error_info: MessageDescriptor,
     any: MessageDescriptor,
@@ -81,15 +82,18 @@ impl Service {
             pool.get_message_by_name(name)
                 .ok_or_else(|| format!("the descriptors lack {name}"))
         };
+        let descriptor = pool
+            .get_service_by_name(name)
+            .ok_or_else(|| format!("the descriptors lack the service {name}"))?;
+        let http = pool
+            .get_extension_by_name("google.api.http")
+            .ok_or_else(|| "the descriptors lack google.api.http".to_owned())?;
+        let rules = descriptor.methods().map(|m| rules_of(&m, &http)).collect();
         Ok(Self {
             revision,
             errors,
-            descriptor: pool
-                .get_service_by_name(name)
-                .ok_or_else(|| format!("the descriptors lack the service {name}"))?,
-            http: pool
-                .get_extension_by_name("google.api.http")
-                .ok_or_else(|| "the descriptors lack google.api.http".to_owned())?,
+            descriptor,
+            rules: std::sync::Arc::new(rules),
             status: message("google.rpc.Status")?,
             error_info: message("google.rpc.ErrorInfo")?,
             any: message("google.protobuf.Any")?,
@@ -115,22 +119,8 @@ impl Service {
 
     /// The HTTP rules of `method`: its own, then its additional bindings.
     #[must_use]
-    pub fn rules(&self, method: &MethodDescriptor) -> Vec<Rule> {
-        let options = method.options();
-        let value = options.get_extension(&self.http);
-        let mut rules = Vec::new();
-        if let Value::Message(rule) = value.as_ref() {
-            rules.extend(rule_of(rule));
-            if let Some(extra) = rule.get_field_by_name("additional_bindings")
-                && let Value::List(extra) = extra.as_ref()
-            {
-                rules.extend(extra.iter().filter_map(|v| match v {
-                    Value::Message(m) => rule_of(m),
-                    _ => None,
-                }));
-            }
-        }
-        rules
+    pub fn rules(&self, method: &MethodDescriptor) -> &[Rule] {
+        self.rules.get(method.index()).map_or(&[], Vec::as_slice)
     }
 
     /// A gRPC request message of `method` in its HTTP+JSON form.
@@ -158,7 +148,7 @@ impl Service {
         };
         // The rule whose path variables the message fills best: a tenant-prefixed binding only
         // when the message names a tenant.
-        let mut rules = self.rules(method);
+        let mut rules = self.rules(method).to_vec();
         rules.sort_by_key(|rule| std::cmp::Reverse(variables(&rule.template).len()));
         let rule = rules
             .into_iter()
@@ -231,7 +221,7 @@ impl Service {
             .methods()
             .flat_map(|method| {
                 self.rules(&method)
-                    .into_iter()
+                    .iter()
                     .filter_map(|rule| {
                         matched(&rule.template, path)
                             .map(|captured| (method.clone(), rule, captured))
@@ -239,7 +229,7 @@ impl Service {
                     .collect::<Vec<_>>()
             })
             .max_by_key(|(_, rule, _)| (rule.verb == *verb, rule.template.len()))?;
-        Some(Self::request_of(&method, &rule, captured, query, body).map(|m| (method, m)))
+        Some(Self::request_of(&method, rule, captured, query, body).map(|m| (method, m)))
     }
 
     fn request_of(
@@ -396,6 +386,25 @@ impl Service {
         status.set_field_by_name("details", Value::List(vec![Value::Message(any)]));
         status.encode_to_vec()
     }
+}
+
+/// The HTTP rules of `method` in its options: its own, then its additional bindings.
+fn rules_of(method: &MethodDescriptor, http: &ExtensionDescriptor) -> Vec<Rule> {
+    let options = method.options();
+    let value = options.get_extension(http);
+    let mut rules = Vec::new();
+    if let Value::Message(rule) = value.as_ref() {
+        rules.extend(rule_of(rule));
+        if let Some(extra) = rule.get_field_by_name("additional_bindings")
+            && let Value::List(extra) = extra.as_ref()
+        {
+            rules.extend(extra.iter().filter_map(|v| match v {
+                Value::Message(m) => rule_of(m),
+                _ => None,
+            }));
+        }
+    }
+    rules
 }
 
 fn rule_of(rule: &DynamicMessage) -> Option<Rule> {
