@@ -24,6 +24,9 @@ ORDER = [
     "direct-rest0.3", "direct-rest1.0", "nginx-rest0.3", "nginx-rest1.0",
     "bridge-rest1.0-1.0", "bridge-rest1.0-0.3", "bridge-rest0.3-1.0",
     "bridge-0.3-rest1.0", "bridge-1.0-rest0.3",
+    "direct-grpc0.3", "direct-grpc1.0", "nginx-grpc0.3", "nginx-grpc1.0",
+    "bridge-grpc1.0-1.0", "bridge-grpc1.0-0.3", "bridge-grpc0.3-1.0",
+    "bridge-0.3-grpc1.0", "bridge-1.0-grpc0.3",
 ]
 TRANSLATING = ["bridge-0.3-1.0", "bridge-1.0-0.3"]
 
@@ -123,7 +126,7 @@ w("Open loop, 64 connections, 2 rounds, [oha](https://github.com/hatoo/oha) "
 w("")
 w("| Configuration | req/s | errors | p50 ms | p99 ms | p99.9 ms | p99 added vs direct ms | CPU µs/req (proxy) |")
 w("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-for name in ORDER:
+for name in [n for n in ORDER if runs.get(("rate", n))]:
     added = med("rate", name, "p99_us") - med("rate", ref("direct", name), "p99_us")
     w(f"| {name} | {med('rate', name, 'rps'):,.0f} | {med('rate', name, 'errors'):.0f} "
       f"| {ms(med('rate', name, 'p50_us'))} | {ms(med('rate', name, 'p99_us'))} "
@@ -159,7 +162,7 @@ w("Measured first, before any load, 2 rounds. Each stream has delivered its firs
 w("")
 w("| Configuration | opened | RSS before MiB | RSS open MiB | KiB per stream |")
 w("| --- | ---: | ---: | ---: | ---: |")
-for name in ORDER:
+for name in [n for n in ORDER if runs.get(("open", n))]:
     opened = med("open", name, "opened")
     before, after = med("open", name, "rss_before_kib"), med("open", name, "rss_open_kib")
     per = (after - before) / opened if opened else float("nan")
@@ -188,6 +191,29 @@ for name in ORDER:
       f"| {'' if name.startswith('direct') else ratio(big_mbs(name), big_mbs(ref('nginx', name)))} "
       f"| {ratio(big_mbs(name), big_mbs(ref('direct', name)))} |")
 w("")
+
+GRPC_ROWS = [n for n in ORDER if n.startswith("bridge-") and "grpc" in n]
+if GRPC_ROWS:
+    w("### The gRPC rows against direct gRPC and the JSON-RPC rows")
+    w("")
+    w("Each gRPC path beside what a caller gets without the bridge (its gRPC client calling a "
+      "gRPC agent of the same revision directly, and through nginx `grpc_pass`) and beside the "
+      "JSON-RPC row of the same revisions. gRPC clients are bridge-stub-client (tonic, one HTTP/2 "
+      "connection per worker, one call at a time), so their direct and nginx runs carry the same "
+      "client cost as the bridge's.")
+    w("")
+    w("| Configuration | gRPC side | req/s | ÷ direct gRPC | ÷ nginx gRPC | ÷ JSON-RPC row | events/s | ÷ direct gRPC | ÷ JSON-RPC row |")
+    w("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for name in GRPC_ROWS:
+        _, caller, agent = name.split("-")
+        grpc_side = caller if caller.startswith("grpc") else agent
+        plain = f"bridge-{caller.removeprefix('grpc')}-{agent.removeprefix('grpc')}"
+        r, e = rps("closed", name), med("burst", name, "events_per_s")
+        w(f"| {name} | {grpc_side} | {r:,.0f} | {ratio(r, rps('closed', 'direct-' + grpc_side))} "
+          f"| {ratio(r, rps('closed', 'nginx-' + grpc_side))} | {ratio(r, rps('closed', plain))} "
+          f"| {e:,.0f} | {ratio(e, med('burst', 'direct-' + grpc_side, 'events_per_s'))} "
+          f"| {ratio(e, med('burst', plain, 'events_per_s'))} |")
+    w("")
 
 w("### Targets (translating configurations)")
 w("")

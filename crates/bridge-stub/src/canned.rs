@@ -146,7 +146,7 @@ impl Canned {
     #[must_use]
     pub fn over(revision: Revision, binding: Binding, url: &str) -> Self {
         let v03 = revision == Revision::V03;
-        let rest = binding == Binding::Rest;
+        let rest = binding != Binding::JsonRpc;
         let result = |result: Value| {
             if rest {
                 result
@@ -154,10 +154,10 @@ impl Canned {
                 json!({ "jsonrpc": "2.0", "id": ID, "result": result })
             }
         };
-        let (transport, url) = if rest {
-            ("HTTP+JSON", url.trim_end_matches('/'))
-        } else {
-            ("JSONRPC", url)
+        let (transport, url) = match binding {
+            Binding::Rest => ("HTTP+JSON", url.trim_end_matches('/')),
+            Binding::Grpc => ("GRPC", url),
+            Binding::JsonRpc => ("JSONRPC", url),
         };
         let card = card(v03, transport, url);
         let bench_meta = json!({ "benchTs": "__TS__" });

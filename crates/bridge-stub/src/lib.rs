@@ -14,6 +14,7 @@
 pub mod body;
 pub mod canned;
 pub mod client;
+pub mod grpc;
 pub mod scan;
 pub mod server;
 
@@ -40,6 +41,10 @@ pub enum Binding {
     /// bodies and bare SSE events in the revision's proto JSON.
     #[value(name = "rest")]
     Rest,
+    /// gRPC on its own listener (the card, on the HTTP listener, names it as `host:port`);
+    /// messages are the HTTP+JSON answers encoded as the revision's protobuf messages.
+    #[value(name = "grpc")]
+    Grpc,
 }
 
 /// Nanoseconds since the Unix epoch; the clock both the stub and the clients read.

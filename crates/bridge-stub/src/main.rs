@@ -1,9 +1,11 @@
-//! `bridge-stub --listen ADDR --revision 0.3|1.0`: the canned agent of the end-to-end benchmark.
+//! `bridge-stub --listen ADDR --revision 0.3|1.0 [--binding jsonrpc|rest|grpc --grpc-listen ADDR]`:
+//! the canned agent of the end-to-end benchmark.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use bridge_stub::grpc::GrpcStub;
 use bridge_stub::scan::StreamPlan;
 use bridge_stub::server::Stub;
 use bridge_stub::{Binding, Revision};
@@ -30,6 +32,10 @@ struct Cli {
     /// Microseconds before each stream event, unless the request says `gap_us=G`.
     #[arg(long, default_value_t = 0)]
     gap_us: u64,
+    /// With `--binding grpc`: where the gRPC service listens (the card, served on `--listen`,
+    /// names it).
+    #[arg(long)]
+    grpc_listen: Option<SocketAddr>,
     /// Worker threads (0: one per core).
     #[arg(long, default_value_t = 0)]
     threads: usize,
@@ -62,9 +68,36 @@ fn main() -> ExitCode {
             gap_us: cli.gap_us,
             hold_ms: 0,
         };
-        let url = format!("http://{}/", cli.listen);
+        let url = match (cli.binding, cli.grpc_listen) {
+            (Binding::Grpc, Some(grpc)) => {
+                if let Err(error) = spawn_grpc(cli.revision, grpc, plan).await {
+                    eprintln!("bridge-stub: {error}");
+                    return ExitCode::FAILURE;
+                }
+                grpc.to_string()
+            }
+            (Binding::Grpc, None) => {
+                eprintln!("bridge-stub: --binding grpc needs --grpc-listen");
+                return ExitCode::FAILURE;
+            }
+            _ => format!("http://{}/", cli.listen),
+        };
         let stub = Arc::new(Stub::over(cli.revision, cli.binding, &url, plan));
         stub.serve(listener).await;
         ExitCode::SUCCESS
     })
+}
+
+/// Starts the gRPC service of `revision` on `addr`.
+async fn spawn_grpc(revision: Revision, addr: SocketAddr, plan: StreamPlan) -> Result<(), String> {
+    let stub = GrpcStub::new(revision, plan)?;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|error| format!("cannot listen on {addr}: {error}"))?;
+    tokio::spawn(async move {
+        if let Err(error) = stub.serve(listener).await {
+            eprintln!("bridge-stub: the gRPC service failed: {error}");
+        }
+    });
+    Ok(())
 }

@@ -88,7 +88,7 @@ impl Stub {
         let id = Bytes::copy_from_slice(scan::id(&body).unwrap_or(b"null"));
         let bench = scan::bench(&body);
         let (unary, streaming) = match (self.binding, self.revision) {
-            (Binding::Rest, _) => (&b"message:send"[..], &b"message:stream"[..]),
+            (Binding::Rest | Binding::Grpc, _) => (&b"message:send"[..], &b"message:stream"[..]),
             (Binding::JsonRpc, Revision::V03) => (&b"message/send"[..], &b"message/stream"[..]),
             (Binding::JsonRpc, Revision::V10) => {
                 (&b"SendMessage"[..], &b"SendStreamingMessage"[..])
@@ -96,7 +96,7 @@ impl Stub {
         };
         // Over HTTP+JSON the operation is the path's last segment.
         let method = match self.binding {
-            Binding::Rest => path.rsplit('/').next().map(str::as_bytes),
+            Binding::Rest | Binding::Grpc => path.rsplit('/').next().map(str::as_bytes),
             Binding::JsonRpc => scan::method(&body),
         };
         if method == Some(unary) {

@@ -1,5 +1,6 @@
-//! `bridge-stub-client rate|streams|open`: the benchmark's fixed-rate load generator, stream
-//! latency client and open-stream holder. Each prints one line of `key=value` pairs.
+//! `bridge-stub-client rate|streams|open|grpc-unary|grpc-streams`: the benchmark's fixed-rate
+//! load generator, stream latency client, open-stream holder, and gRPC closed-loop and stream
+//! clients. Each prints one line of `key=value` pairs.
 
 use std::io::Write as _;
 use std::net::SocketAddr;
@@ -7,7 +8,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
+use bridge_stub::Revision;
 use bridge_stub::client::{self, ClientError, Percentiles, Target};
+use bridge_stub::grpc::{self, GrpcTarget};
 use bytes::Bytes;
 use clap::Parser as _;
 use http::{HeaderName, HeaderValue};
@@ -73,6 +76,61 @@ enum Mode {
         #[arg(long, default_value_t = 500)]
         settle_ms: u64,
     },
+    /// Unary gRPC calls at fixed concurrency (one connection per worker, one call at a time).
+    GrpcUnary {
+        #[command(flatten)]
+        target: GrpcArgs,
+        /// Connections.
+        #[arg(long, default_value_t = 32)]
+        connections: usize,
+        /// Seconds.
+        #[arg(long, default_value_t = 4.0)]
+        duration: f64,
+    },
+    /// Server-streaming gRPC calls read back to back by concurrent workers; every event timed.
+    GrpcStreams {
+        #[command(flatten)]
+        target: GrpcArgs,
+        /// Concurrent workers (one connection each).
+        #[arg(long, default_value_t = 4)]
+        concurrency: usize,
+        /// Streams per worker.
+        #[arg(long, default_value_t = 10)]
+        per_worker: usize,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+struct GrpcArgs {
+    /// The server, `http://HOST:PORT`.
+    #[arg(long)]
+    url: String,
+    /// The revision whose service is called.
+    #[arg(long, value_enum)]
+    revision: Revision,
+    /// The method called (`SendMessage`, `SendStreamingMessage`).
+    #[arg(long)]
+    method: String,
+    /// A file holding the request in its HTTP+JSON (proto JSON) form.
+    #[arg(long)]
+    body: std::path::PathBuf,
+    /// Extra metadata, `name: value`.
+    #[arg(long = "metadata")]
+    metadata: Vec<String>,
+}
+
+fn grpc_target(args: &GrpcArgs) -> Result<GrpcTarget, ClientError> {
+    let body = std::fs::read(&args.body).map_err(|e| ClientError(format!("body: {e}")))?;
+    let mut target = GrpcTarget::new(&args.url, args.revision, &args.method, &body)?;
+    for entry in &args.metadata {
+        let (name, value) = entry
+            .split_once(':')
+            .ok_or_else(|| ClientError(format!("metadata without a colon: {entry}")))?;
+        target
+            .metadata
+            .push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
+    }
+    Ok(target)
 }
 
 fn target(args: &TargetArgs) -> Result<Target, ClientError> {
@@ -115,6 +173,19 @@ fn latency(p: &Percentiles) -> String {
     )
 }
 
+fn stream_line(report: &client::StreamReport) -> String {
+    #[expect(clippy::cast_precision_loss, reason = "event counts below 2^52")]
+    let eps = report.events as f64 / report.seconds;
+    format!(
+        "streams={} events={} errors={} seconds={:.3} events_per_s={eps:.1} {}",
+        report.streams,
+        report.events,
+        report.errors,
+        report.seconds,
+        latency(&report.latency)
+    )
+}
+
 async fn run(mode: Mode) -> Result<String, ClientError> {
     Ok(match mode {
         Mode::Rate {
@@ -147,16 +218,40 @@ async fn run(mode: Mode) -> Result<String, ClientError> {
         } => {
             let report =
                 client::streams(Arc::new(target(&args)?), concurrency.max(1), per_worker).await?;
-            #[expect(clippy::cast_precision_loss, reason = "event counts below 2^52")]
-            let eps = report.events as f64 / report.seconds;
+            stream_line(&report)
+        }
+        Mode::GrpcUnary {
+            target: args,
+            connections,
+            duration,
+        } => {
+            let report = grpc::unary(
+                Arc::new(grpc_target(&args)?),
+                connections.max(1),
+                Duration::from_secs_f64(duration),
+            )
+            .await?;
             format!(
-                "streams={} events={} errors={} seconds={:.3} events_per_s={eps:.1} {}",
-                report.streams,
-                report.events,
-                report.errors,
+                "requests={} bytes={} seconds={:.3} errors={} {}",
+                report.requests,
+                report.bytes,
                 report.seconds,
+                report.errors,
                 latency(&report.latency)
             )
+        }
+        Mode::GrpcStreams {
+            target: args,
+            concurrency,
+            per_worker,
+        } => {
+            let report = grpc::streams(
+                Arc::new(grpc_target(&args)?),
+                concurrency.max(1),
+                per_worker,
+            )
+            .await?;
+            stream_line(&report)
         }
         Mode::Open {
             target: args,
