@@ -4,8 +4,10 @@ agent behind one listener, each reached by 0.3 and 1.0 SDK clients.
 The bridge runs as the real binary with a generated `bridge.toml` (`[[routes]]` plus the admin
 listener); the test waits on `/readyz`, which turns 200 only once both agents' cards were read.
 Each client discovers its agent at `<listener>/<prefix>` and must be kept under that prefix by the
-card the bridge serves there. The admin listener's `/metrics` must then count the traffic per
-route and caller revision.
+card the bridge serves there. Each route also has a gRPC listener of its own (gRPC method paths
+name no route), which that route's card names: the SDKs' gRPC clients, discovering the agent at
+the route's prefix, reach that route's agent over it. The admin listener's `/metrics` must then
+count the traffic per route, caller revision and binding.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ def config_text(listen: int, admin: int, agents: dict[str, Peer]) -> str:
             '[[routes]]\n'
             f'name = "agent-{revision}"\n'
             f'prefix = "{PREFIX[revision]}"\n'
+            f'grpc_listen = "127.0.0.1:{free_port()}"\n'
             '[routes.upstream]\n'
             f'url = "{agents[revision].url.rstrip("/")}"\n'
         )
@@ -85,6 +88,43 @@ def gateway_runs(gateway: tuple[Peer, str], logs: Path) -> dict[tuple[str, str],
 PAIRS = [(client, agent) for client in REVISIONS for agent in REVISIONS]
 
 
+@pytest.fixture(scope='module')
+def gateway_grpc_runs(gateway: tuple[Peer, str], logs: Path) -> dict[tuple[str, str], Observation]:
+    peer, _ = gateway
+    runs = {}
+    for client in REVISIONS:
+        for agent in REVISIONS:
+            base = peer.url + PREFIX[agent]
+            document = run_client(client, base, SCENARIOS, logs, 'grpc')
+            runs[(client, agent)] = Observation(
+                client, agent, 'gateway', base, document, peer.log_tail(1500), 'grpc'
+            )
+    return runs
+
+
+@pytest.mark.parametrize('pair', PAIRS, ids=lambda p: f'client{p[0]}-agent{p[1]}')
+@pytest.mark.parametrize('scenario', SCENARIOS)
+def test_grpc_clients_reach_each_routes_agent_through_that_routes_grpc_listener(gateway_grpc_runs, pair, scenario):
+    obs = gateway_grpc_runs[pair]
+    try:
+        checks.check(obs, scenario)
+    except AssertionError as failure:
+        raise AssertionError(f'{failure}\n--- gateway output (tail) ---\n{obs.logs}') from None
+
+
+def test_each_routes_card_names_its_own_grpc_listener(gateway):
+    peer, _ = gateway
+    targets = {}
+    for agent in REVISIONS:
+        card = httpx.get(
+            f'{peer.url}{PREFIX[agent]}/.well-known/agent-card.json', headers={'A2A-Version': '1.0'}, timeout=5.0
+        ).json()
+        grpc = {i['url'] for i in card['supportedInterfaces'] if i['protocolBinding'] == 'GRPC'}
+        assert len(grpc) == 1, card
+        targets[agent] = grpc.pop()
+    assert targets['0.3'] != targets['1.0'], targets
+
+
 @pytest.mark.parametrize('pair', PAIRS, ids=lambda p: f'client{p[0]}-agent{p[1]}')
 @pytest.mark.parametrize('scenario', SCENARIOS)
 def test_both_kinds_of_client_reach_both_agents_through_one_gateway_listener(gateway_runs, pair, scenario):
@@ -98,17 +138,18 @@ def test_both_kinds_of_client_reach_both_agents_through_one_gateway_listener(gat
         assert entry['url'].startswith(obs.base), f'{entry["url"]} is outside {obs.base}'
 
 
-def test_the_admin_listener_counts_the_traffic_by_route_and_caller_revision(gateway, gateway_runs):
+def test_the_admin_listener_counts_the_traffic_by_route_and_caller_revision(gateway, gateway_runs, gateway_grpc_runs):
     _, admin_url = gateway
     text = httpx.get(f'{admin_url}/metrics', timeout=5.0).text
     for agent in REVISIONS:
         for client in REVISIONS:
-            pattern = (
-                rf'^a2a_bridge_requests_total\{{route="agent-{re.escape(agent)}",'
-                rf'caller="{re.escape(client)}",binding="jsonrpc",method="send_message",code="ok"\}} (\d+)'
-            )
-            match = re.search(pattern, text, re.MULTILINE)
-            assert match and int(match.group(1)) >= 1, f'no send_message from {client} to {agent}\n{text[:4000]}'
+            for binding in ('jsonrpc', 'grpc'):
+                pattern = (
+                    rf'^a2a_bridge_requests_total\{{route="agent-{re.escape(agent)}",'
+                    rf'caller="{re.escape(client)}",binding="{binding}",method="send_message",code="ok"\}} (\d+)'
+                )
+                match = re.search(pattern, text, re.MULTILINE)
+                assert match and int(match.group(1)) >= 1, f'no {binding} send_message from {client} to {agent}\n{text[:4000]}'
         assert re.search(
             rf'^a2a_bridge_route_ready\{{route="agent-{re.escape(agent)}"\}} 1$', text, re.MULTILINE
         ), text[:4000]

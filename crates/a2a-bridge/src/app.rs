@@ -249,10 +249,10 @@ async fn serve(cli: Cli) -> Result<(), StartError> {
         built.wiring,
         Arc::clone(&refreshers),
     )?;
-    let grpc = match resolved.grpc_listen {
-        Some(addr) => Some(spawn_grpc(addr, &gateway, &resolved, stopped(stop_rx.clone())).await?),
-        None => None,
-    };
+    let mut grpc = Vec::with_capacity(resolved.grpc.len());
+    for listener in &resolved.grpc {
+        grpc.push(spawn_grpc(listener, &gateway, &resolved, stopped(stop_rx.clone())).await?);
+    }
     let shutdown = termination()?;
     let signal = tokio::spawn(async move {
         shutdown.await;
@@ -281,7 +281,7 @@ async fn serve(cli: Cli) -> Result<(), StartError> {
     if let Some(admin) = admin {
         let _ = admin.await;
     }
-    if let Some(grpc) = grpc {
+    for grpc in grpc {
         let _ = grpc.await;
     }
     let _ = demo_stop.send(());
@@ -292,9 +292,9 @@ async fn serve(cli: Cli) -> Result<(), StartError> {
     Ok(())
 }
 
-/// Starts the gRPC listener on `addr` (TLS as the HTTP listener has it), until `shutdown`.
+/// Starts the gRPC listener of one route (TLS as the HTTP listener has it), until `shutdown`.
 async fn spawn_grpc(
-    addr: std::net::SocketAddr,
+    grpc: &crate::config::GrpcListener,
     gateway: &Arc<Gateway>,
     resolved: &Resolved,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
@@ -319,13 +319,15 @@ async fn spawn_grpc(
         what: "cannot set up the gRPC services".to_owned(),
         source: std::io::Error::other(why),
     })?;
+    let addr = grpc.listen;
     let listener = bind(addr, " for the gRPC listener").await?;
-    tracing::info!(grpc = %addr, tls = tls.is_some(), "gRPC listener (lf.a2a.v1.A2AService, a2a.v1.A2AService)");
+    tracing::info!(grpc = %addr, route = %grpc.route, tls = tls.is_some(), "gRPC listener (lf.a2a.v1.A2AService, a2a.v1.A2AService)");
     let service = bridge_grpc::GrpcService::new(
         services,
         Arc::new(crate::runtime::ViaGrpc(Arc::clone(gateway))),
         resolved.server.max_body,
-    );
+    )
+    .for_route(&grpc.prefix, grpc.host.as_deref());
     Ok(tokio::spawn(async move {
         if let Err(error) = service.serve(listener, tls, shutdown).await {
             tracing::error!(%error, "the gRPC listener failed");
@@ -485,11 +487,11 @@ pub fn reload(
         || resolved.server != before.server
         || resolved.demo != before.demo
         || resolved.admin != before.admin
-        || resolved.grpc_listen != before.grpc_listen
+        || resolved.grpc != before.grpc
         || resolved.tls != before.tls
     {
         tracing::warn!(
-            "listen, admin, grpc_listen, [tls], [server], [demo] and the inbound limits apply at start only; restart to change them"
+            "listen, admin, grpc_listen (top-level and per route), [tls], [server], [demo] and the inbound limits apply at start only; restart to change them"
         );
     }
     Ok(Wiring::build(resolved, Some(current), metrics)?)

@@ -295,6 +295,13 @@ pub struct RouteSection {
     /// The base URL written into this route's card; `<public_url><prefix>` by default.
     #[serde(default)]
     pub public_url: Option<String>,
+    /// A gRPC listener of this route's own: gRPC method paths name no route, so a route other
+    /// than `/` is reached over gRPC at an address of its own.
+    #[serde(default)]
+    pub grpc_listen: Option<SocketAddr>,
+    /// The gRPC target (`host:port`) this route's cards name; `<grpc_listen>` by default.
+    #[serde(default)]
+    pub grpc_public_url: Option<String>,
     /// The agent.
     pub upstream: UpstreamSection,
     /// The bindings this route serves, overriding the top-level `[serve]`.
@@ -777,7 +784,7 @@ impl Config {
                 .map_err(|message| invalid(format!("routes[{index}]: {message}")))?;
             routes.push(resolved);
         }
-        self.serve_grpc(&mut routes).map_err(invalid)?;
+        let grpc = self.serve_grpc(&mut routes).map_err(invalid)?;
 
         let server = ServerConfig {
             max_body: self.limits.inbound_body,
@@ -795,7 +802,7 @@ impl Config {
             server,
             demo: self.demo,
             admin: self.admin,
-            grpc_listen: self.grpc_listen,
+            grpc,
             tls: self.tls.as_ref().map(|tls| TlsFiles {
                 cert_chain: tls.cert_chain.clone(),
                 private_key: tls.private_key.clone(),
@@ -805,29 +812,63 @@ impl Config {
         })
     }
 
-    /// With `grpc_listen`, the route at `/` (gRPC paths name no route prefix) also serves gRPC,
-    /// its cards naming `grpc_public_url`.
-    fn serve_grpc(&self, routes: &mut [RouteConfig]) -> Result<(), String> {
-        let Some(listen) = self.grpc_listen else {
-            return Ok(());
-        };
-        let target = self
-            .grpc_public_url
-            .clone()
-            .unwrap_or_else(|| listen.to_string());
-        if target.contains("://") {
-            return Err(format!(
-                "grpc_public_url {target:?} must be a gRPC target host:port (the SDKs' gRPC clients take the card's URL as it is)"
-            ));
-        }
-        if let Some(root) = routes
-            .iter_mut()
-            .find(|r| r.prefix == "/" && r.host.is_none())
+    /// The gRPC listeners: `grpc_listen` serves the route at `/` (gRPC paths name no route
+    /// prefix), a route's own `grpc_listen` serves that route; each route's cards name its gRPC
+    /// target (`grpc_public_url`, or the listen address).
+    fn serve_grpc(&self, routes: &mut [RouteConfig]) -> Result<Vec<GrpcListener>, String> {
+        let mut wanted: Vec<(usize, SocketAddr, Option<String>)> = Vec::new();
+        if let Some(listen) = self.grpc_listen
+            && let Some(root) = routes
+                .iter()
+                .position(|r| r.prefix == "/" && r.host.is_none())
         {
-            root.settings.grpc_url = Some(target);
-            root.settings.bindings.push(Binding::Grpc);
+            wanted.push((root, listen, self.grpc_public_url.clone()));
         }
-        Ok(())
+        for route in &self.routes {
+            let Some(listen) = route.grpc_listen else {
+                continue;
+            };
+            let prefix = normalise_prefix(&route.prefix);
+            let host = route.host.as_ref().map(|h| h.to_ascii_lowercase());
+            if let Some(index) = routes
+                .iter()
+                .position(|r| r.prefix == prefix && r.host == host)
+            {
+                wanted.push((index, listen, route.grpc_public_url.clone()));
+            }
+        }
+        let mut listeners: Vec<GrpcListener> = Vec::new();
+        for (index, listen, public) in wanted {
+            let route = &mut routes[index];
+            if let Some(other) = listeners.iter().find(|l| l.listen == listen) {
+                return Err(format!(
+                    "grpc_listen {listen} is given to both route {:?} and route {:?}; each gRPC listener serves one route",
+                    other.route, route.name
+                ));
+            }
+            if listen == self.listen || Some(listen) == self.admin {
+                return Err(format!(
+                    "grpc_listen {listen} is also the HTTP or admin listener"
+                ));
+            }
+            let target = public.unwrap_or_else(|| listen.to_string());
+            if target.contains("://") {
+                return Err(format!(
+                    "grpc_public_url {target:?} must be a gRPC target host:port (the SDKs' gRPC clients take the card's URL as it is)"
+                ));
+            }
+            route.settings.grpc_url = Some(target);
+            if !route.settings.bindings.contains(&Binding::Grpc) {
+                route.settings.bindings.push(Binding::Grpc);
+            }
+            listeners.push(GrpcListener {
+                listen,
+                route: route.name.clone(),
+                prefix: route.prefix.clone(),
+                host: route.host.clone(),
+            });
+        }
+        Ok(listeners)
     }
 
     /// Resolves one `[[routes]]` entry against the routes before it.
@@ -1056,6 +1097,19 @@ pub struct RouteConfig {
     pub headers: HeaderMap,
 }
 
+/// A gRPC listener and the route it serves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrpcListener {
+    /// Where it listens.
+    pub listen: SocketAddr,
+    /// The route's name.
+    pub route: String,
+    /// The route's path prefix, put before each call's HTTP+JSON path.
+    pub prefix: String,
+    /// The route's host, given to each call as its `Host`.
+    pub host: Option<String>,
+}
+
 /// A configuration split into what each part of the bridge takes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Resolved {
@@ -1071,8 +1125,8 @@ pub struct Resolved {
     pub demo: DemoSection,
     /// The operations listener.
     pub admin: Option<SocketAddr>,
-    /// The gRPC listener.
-    pub grpc_listen: Option<SocketAddr>,
+    /// The gRPC listeners, each serving one route.
+    pub grpc: Vec<GrpcListener>,
     /// TLS on the inbound listener.
     pub tls: Option<TlsFiles>,
     /// Where the bridge keeps what it remembers.

@@ -27,6 +27,14 @@ pub struct GrpcService {
     services: Arc<Vec<Service>>,
     handler: Arc<dyn Handler>,
     max_message: usize,
+    route: Arc<RouteBase>,
+}
+
+/// What each call's HTTP+JSON request carries to reach one route: its path prefix and host.
+#[derive(Debug, Default)]
+struct RouteBase {
+    prefix: Option<String>,
+    host: Option<HeaderValue>,
 }
 
 impl std::fmt::Debug for GrpcService {
@@ -50,7 +58,19 @@ impl GrpcService {
             services: Arc::new(services),
             handler,
             max_message,
+            route: Arc::new(RouteBase::default()),
         }
+    }
+
+    /// Calls go to the route at `prefix` (put before each call's HTTP+JSON path; `/` adds
+    /// nothing) and `host` (each call's `Host`), as the HTTP listener's routing reads them.
+    #[must_use]
+    pub fn for_route(mut self, prefix: &str, host: Option<&str>) -> Self {
+        self.route = Arc::new(RouteBase {
+            prefix: Some(prefix.trim_end_matches('/').to_owned()).filter(|p| !p.is_empty()),
+            host: host.and_then(|h| HeaderValue::from_str(h).ok()),
+        });
+        self
     }
 
     /// Serves connections from `listener` until `shutdown` resolves.
@@ -96,6 +116,7 @@ impl tonic::codegen::Service<http::Request<tonic::body::Body>> for GrpcService {
             });
         let services = Arc::clone(&self.services);
         let handler = Arc::clone(&self.handler);
+        let route = Arc::clone(&self.route);
         let max_message = self.max_message;
         Box::pin(async move {
             let Some((index, method)) = found else {
@@ -108,6 +129,7 @@ impl tonic::codegen::Service<http::Request<tonic::body::Body>> for GrpcService {
                 index,
                 method: method.clone(),
                 handler,
+                route,
             };
             let mut grpc =
                 tonic::server::Grpc::new(RawCodec).max_decoding_message_size(max_message);
@@ -126,6 +148,7 @@ struct Call {
     index: usize,
     method: MethodDescriptor,
     handler: Arc<dyn Handler>,
+    route: Arc<RouteBase>,
 }
 
 impl Call {
@@ -135,6 +158,7 @@ impl Call {
             index: self.index,
             method: self.method.clone(),
             handler: Arc::clone(&self.handler),
+            route: Arc::clone(&self.route),
         }
     }
 
@@ -169,9 +193,16 @@ impl Call {
         if service.revision == Revision::V1_0 && !headers.contains_key("a2a-version") {
             headers.insert("a2a-version", HeaderValue::from_static("1.0"));
         }
+        if let Some(host) = &self.route.host {
+            headers.insert(header::HOST, host.clone());
+        }
+        let path = match &self.route.prefix {
+            Some(prefix) => format!("{prefix}{}", rest.path),
+            None => rest.path,
+        };
         let inbound = InboundRequest {
             method: rest.verb,
-            path: rest.path,
+            path,
             query: rest.query,
             headers,
             body: Bytes::from(rest.body),

@@ -439,3 +439,74 @@ fn the_served_bindings_are_read_per_route_and_an_empty_list_is_refused() {
         assert!(resolve(&text).is_err(), "{bad}");
     }
 }
+
+#[test]
+fn each_grpc_listener_serves_one_route_and_its_cards_name_it() {
+    let text = "grpc_listen = \"127.0.0.1:50051\"\n[upstream]\nurl = \"http://a\"\n\
+                [[routes]]\nname = \"weather\"\nprefix = \"/weather/\"\nhost = \"Agents.Example\"\n\
+                grpc_listen = \"127.0.0.1:50052\"\ngrpc_public_url = \"grpc.example:443\"\n\
+                [routes.upstream]\nurl = \"http://b\"\n\
+                [[routes]]\nprefix = \"/plain\"\n[routes.upstream]\nurl = \"http://c\"\n";
+    let resolved = resolve(text).unwrap();
+    let listeners: Vec<_> = resolved
+        .grpc
+        .iter()
+        .map(|l| {
+            (
+                l.listen.to_string(),
+                l.route.as_str(),
+                l.prefix.as_str(),
+                l.host.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        listeners,
+        [
+            ("127.0.0.1:50051".to_owned(), "default", "/", None),
+            (
+                "127.0.0.1:50052".to_owned(),
+                "weather",
+                "/weather",
+                Some("agents.example")
+            ),
+        ]
+    );
+    let by_name = |name: &str| resolved.routes.iter().find(|r| r.name == name).unwrap();
+    assert_eq!(
+        by_name("default").settings.grpc_url.as_deref(),
+        Some("127.0.0.1:50051")
+    );
+    assert_eq!(
+        by_name("weather").settings.grpc_url.as_deref(),
+        Some("grpc.example:443")
+    );
+    assert!(
+        by_name("weather")
+            .settings
+            .bindings
+            .contains(&bridge_ir::Binding::Grpc)
+    );
+    assert_eq!(by_name("/plain").settings.grpc_url, None);
+    assert!(
+        !by_name("/plain")
+            .settings
+            .bindings
+            .contains(&bridge_ir::Binding::Grpc)
+    );
+
+    let twice = "grpc_listen = \"127.0.0.1:50051\"\n[upstream]\nurl = \"http://a\"\n\
+                 [[routes]]\nprefix = \"/b\"\ngrpc_listen = \"127.0.0.1:50051\"\n[routes.upstream]\nurl = \"http://b\"\n";
+    let error = resolve(twice).unwrap_err().to_string();
+    assert!(
+        error.contains("127.0.0.1:50051") && error.contains("\"/b\""),
+        "{error}"
+    );
+    let scheme = "[[routes]]\nprefix = \"/b\"\ngrpc_listen = \"127.0.0.1:50053\"\n\
+                  grpc_public_url = \"https://grpc.example\"\n[routes.upstream]\nurl = \"http://b\"\n";
+    let error = resolve(scheme).unwrap_err().to_string();
+    assert!(error.contains("host:port"), "{error}");
+    let http = "listen = \"127.0.0.1:50054\"\n[[routes]]\nprefix = \"/b\"\ngrpc_listen = \"127.0.0.1:50054\"\n[routes.upstream]\nurl = \"http://b\"\n";
+    let error = resolve(http).unwrap_err().to_string();
+    assert!(error.contains("HTTP or admin listener"), "{error}");
+}

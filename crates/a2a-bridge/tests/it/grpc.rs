@@ -84,3 +84,70 @@ async fn a_grpc_call_reaches_the_agent_and_is_counted_as_grpc_and_an_oversized_o
     );
     assert_eq!(counted, Some(1.0), "{metrics}");
 }
+
+/// A 1.0 `SendMessage` over a gRPC listener built like the binary builds a route's; the text
+/// of the message answered.
+async fn send_over(service: bridge_grpc::GrpcService) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let grpc_addr = listener.local_addr().unwrap();
+    tokio::spawn(service.serve(listener, None, std::future::pending()));
+    let pool = DescriptorPool::decode(bridge_v10::grpc::DESCRIPTORS).unwrap();
+    let channel = tonic::transport::Endpoint::from_shared(format!("http://{grpc_addr}"))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut client = tonic::client::Grpc::new(channel);
+    client.ready().await.unwrap();
+    let answer = client
+        .unary(
+            tonic::Request::new(send_request(&pool, "hi")),
+            http::uri::PathAndQuery::from_static("/lf.a2a.v1.A2AService/SendMessage"),
+            RawCodec,
+        )
+        .await
+        .unwrap();
+    let output = pool
+        .get_message_by_name("lf.a2a.v1.SendMessageResponse")
+        .unwrap();
+    let reply = DynamicMessage::decode(output, answer.into_inner()).unwrap();
+    let text = serde_json::to_value(&reply).unwrap();
+    text["message"]["parts"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn a_routes_grpc_listener_reaches_that_routes_agent_by_prefix_and_host() {
+    let (root, _) = recorder("the root agent").await;
+    let (second, _) = recorder("the second agent").await;
+    let (hosted, _) = recorder("the hosted agent").await;
+    let running = start(&format!(
+        "listen = \"{{listen}}\"\n[upstream]\nurl = \"http://{root}\"\n[demo]\nenabled = false\n\
+         [[routes]]\nprefix = \"/second\"\n[routes.upstream]\nurl = \"http://{second}\"\n\
+         [[routes]]\nname = \"hosted\"\nprefix = \"/second\"\nhost = \"agents.example\"\n\
+         [routes.upstream]\nurl = \"http://{hosted}\"\n"
+    ))
+    .await;
+    wait_ready(&running).await;
+    let service = || {
+        bridge_grpc::GrpcService::new(
+            grpc_services().unwrap(),
+            Arc::new(ViaGrpc(Arc::clone(&running.gateway))),
+            1 << 20,
+        )
+    };
+    assert_eq!(
+        send_over(service().for_route("/", None)).await,
+        "the root agent"
+    );
+    assert_eq!(
+        send_over(service().for_route("/second", None)).await,
+        "the second agent"
+    );
+    assert_eq!(
+        send_over(service().for_route("/second", Some("agents.example"))).await,
+        "the hosted agent"
+    );
+}
