@@ -190,24 +190,7 @@ pub fn load(cli: &Cli) -> Result<Resolved, ConfigError> {
 async fn serve(cli: Cli) -> Result<(), StartError> {
     let resolved = load(&cli)?;
 
-    let (demo_stop, demo_stopped) = tokio::sync::oneshot::channel::<()>();
-    let demo = if resolved.demo.enabled {
-        let (addr, task) = crate::demo::spawn(resolved.demo.listen, async move {
-            let _ = demo_stopped.await;
-        })
-        .await
-        .map_err(|source| StartError::Io {
-            what: format!(
-                "cannot listen on {} for the demo agent",
-                resolved.demo.listen
-            ),
-            source,
-        })?;
-        tracing::info!(%addr, "demo agent (A2A 0.3) listening");
-        Some(task)
-    } else {
-        None
-    };
+    let (demo_stop, demo) = start_demo(&resolved).await?;
 
     let metrics = Arc::new(Metrics::new());
     let built = Wiring::build(resolved.clone(), None, &metrics)?;
@@ -225,7 +208,13 @@ async fn serve(cli: Cli) -> Result<(), StartError> {
             what: "cannot set up TLS".to_owned(),
             source: std::io::Error::other(error.to_string()),
         })?;
-    let listener = bind(resolved.listen, "").await?;
+    let listeners =
+        crate::workers::listeners(resolved.listen, resolved.workers).map_err(|source| {
+            StartError::Io {
+                what: format!("cannot listen on {}", resolved.listen),
+                source,
+            }
+        })?;
     let (stop_tx, stop_rx) = watch::channel(false);
     let stopped = |mut rx: watch::Receiver<bool>| async move {
         let _ = rx.wait_for(|stop| *stop).await;
@@ -238,6 +227,7 @@ async fn serve(cli: Cli) -> Result<(), StartError> {
     log_routes(&resolved);
     tracing::info!(
         listen = %resolved.listen,
+        workers = resolved.workers,
         tls = tls.is_some(),
         routes = resolved.routes.len(),
         "a2a-bridge listening"
@@ -258,22 +248,20 @@ async fn serve(cli: Cli) -> Result<(), StartError> {
         shutdown.await;
         let _ = stop_tx.send(true);
     });
-    let handler = Arc::clone(&gateway) as Arc<dyn bridge_app::service::Handler>;
-    match tls {
-        Some(acceptor) => {
-            bridge_server::run_tls(
-                listener,
-                acceptor,
-                handler,
-                resolved.server.clone(),
-                stopped(stop_rx),
-            )
-            .await;
-        }
-        None => {
-            bridge_server::run(listener, handler, resolved.server.clone(), stopped(stop_rx)).await;
-        }
-    }
+    let serve = crate::workers::Serve {
+        handler: Arc::clone(&gateway) as Arc<dyn bridge_app::service::Handler>,
+        config: resolved.server.clone(),
+        tls,
+        stop: stop_rx,
+    };
+    let mut workers =
+        crate::workers::spawn(listeners, &serve).map_err(|source| StartError::Io {
+            what: "cannot start the data-path workers".to_owned(),
+            source,
+        })?;
+    drop(serve);
+    // Each worker drains its connections after the stop signal, then ends.
+    while workers.recv().await.is_some() {}
 
     signal.abort();
     reloader.abort();
@@ -290,6 +278,36 @@ async fn serve(cli: Cli) -> Result<(), StartError> {
     }
     tracing::info!("a2a-bridge stopped");
     Ok(())
+}
+
+/// Starts the built-in demo agent when `[demo]` enables it; it stops when the sender is used
+/// or dropped.
+async fn start_demo(
+    resolved: &Resolved,
+) -> Result<
+    (
+        tokio::sync::oneshot::Sender<()>,
+        Option<tokio::task::JoinHandle<()>>,
+    ),
+    StartError,
+> {
+    let (demo_stop, demo_stopped) = tokio::sync::oneshot::channel::<()>();
+    if !resolved.demo.enabled {
+        return Ok((demo_stop, None));
+    }
+    let (addr, task) = crate::demo::spawn(resolved.demo.listen, async move {
+        let _ = demo_stopped.await;
+    })
+    .await
+    .map_err(|source| StartError::Io {
+        what: format!(
+            "cannot listen on {} for the demo agent",
+            resolved.demo.listen
+        ),
+        source,
+    })?;
+    tracing::info!(%addr, "demo agent (A2A 0.3) listening");
+    Ok((demo_stop, Some(task)))
 }
 
 /// Starts the gRPC listener of one route (TLS as the HTTP listener has it), until `shutdown`.

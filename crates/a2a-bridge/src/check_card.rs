@@ -12,7 +12,7 @@ use std::time::Duration;
 use bridge_app::settings::CardView;
 use bridge_app::upstream::{Deadline, Upstream as _, UpstreamRequest};
 use bridge_ir::Binding;
-use bridge_upstream::{ClientSettings, ReqwestUpstream};
+use bridge_upstream::{ClientSettings, HyperUpstream};
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Method, header};
 
@@ -48,7 +48,7 @@ pub async fn check_card(
         .strip_suffix("/.well-known/agent-card.json")
         .unwrap_or(&url)
         .to_owned();
-    let client = ReqwestUpstream::new(ClientSettings::default()).map_err(|e| e.to_string())?;
+    let client = HyperUpstream::new(ClientSettings::default()).map_err(|e| e.to_string())?;
     let mut headers = HeaderMap::new();
     headers.insert(header::ACCEPT, HeaderValue::from_static("application/json"));
     headers.insert("a2a-version", HeaderValue::from_static("1.0"));

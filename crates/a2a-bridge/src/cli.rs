@@ -48,6 +48,10 @@ pub struct Cli {
     #[arg(long, value_name = "ADDR")]
     pub grpc_listen: Option<SocketAddr>,
 
+    /// Data-path workers, 0 for one per core (overrides `server.workers`).
+    #[arg(long, value_name = "N")]
+    pub workers: Option<usize>,
+
     /// The binding the agent is called over (overrides `upstream.binding`).
     #[arg(long, value_enum, value_name = "BINDING")]
     pub upstream_binding: Option<BindingArg>,
@@ -263,6 +267,9 @@ impl Cli {
         }
         if let Some(grpc) = self.grpc_listen {
             config.grpc_listen = Some(grpc);
+        }
+        if let Some(workers) = self.workers {
+            config.server.workers = workers;
         }
         if let Some(binding) = self.upstream_binding {
             config.upstream.binding = binding.into();

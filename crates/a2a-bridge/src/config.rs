@@ -612,6 +612,20 @@ pub struct ServerSection {
     /// How long in-flight requests may run after SIGTERM.
     #[serde(deserialize_with = "duration")]
     pub shutdown_grace: Duration,
+    /// Data-path workers: single-threaded runtimes, each with its own socket on the listen
+    /// address and its own connection pools toward the agents; 0 is one per core.
+    pub workers: usize,
+}
+
+impl ServerSection {
+    /// The number of data-path workers: `workers`, or one per available core.
+    #[must_use]
+    pub fn worker_count(&self) -> usize {
+        if self.workers > 0 {
+            return self.workers;
+        }
+        std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+    }
 }
 
 impl Default for ServerSection {
@@ -620,6 +634,7 @@ impl Default for ServerSection {
         Self {
             keepalive_interval: server.keepalive_interval,
             shutdown_grace: server.shutdown_grace,
+            workers: 0,
         }
     }
 }
@@ -797,6 +812,7 @@ impl Config {
         };
         Ok(Resolved {
             listen: self.listen,
+            workers: self.server.worker_count(),
             public_url,
             routes,
             server,
@@ -936,6 +952,7 @@ impl Config {
             connect_timeout: self.timeouts.connect,
             pool_idle_timeout: upstream.pool_idle_timeout,
             extra_ca_file: upstream.ca_file.clone(),
+            pools: self.server.worker_count(),
         }
     }
 
@@ -1127,6 +1144,8 @@ pub struct Resolved {
     pub admin: Option<SocketAddr>,
     /// The gRPC listeners, each serving one route.
     pub grpc: Vec<GrpcListener>,
+    /// Data-path workers (at least one).
+    pub workers: usize,
     /// TLS on the inbound listener.
     pub tls: Option<TlsFiles>,
     /// Where the bridge keeps what it remembers.

@@ -12,3 +12,4 @@ pub mod demo;
 pub mod metrics;
 pub mod runtime;
 pub mod translate;
+pub mod workers;

@@ -35,7 +35,7 @@ use bridge_app::upstream::{Upstream, UpstreamError, UpstreamRequest, UpstreamRes
 use bridge_app::{Bridge, CallInfo, CardCache, Codecs};
 use bridge_store_redis::RedisStore;
 use bridge_upstream::push::ReqwestPusher;
-use bridge_upstream::{ClientSettings, ReqwestUpstream};
+use bridge_upstream::{ClientSettings, HyperUpstream};
 
 /// Why a configuration generation's adapters could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -487,7 +487,7 @@ pub struct RouteWiring {
     /// The route's configuration.
     pub config: RouteConfig,
     /// The upstream client.
-    pub upstream: Arc<ReqwestUpstream>,
+    pub upstream: Arc<HyperUpstream>,
     /// The upstream card cache.
     pub cards: Arc<CardCache>,
     /// Streams open on this route, across generations.
@@ -540,7 +540,7 @@ impl Wiring {
                     Arc::clone(&before.upstream)
                 }
                 _ => Arc::new(
-                    ReqwestUpstream::new(config.client.clone()).map_err(BuildError::Upstream)?,
+                    HyperUpstream::new(config.client.clone()).map_err(BuildError::Upstream)?,
                 ),
             };
             let cards = match before {
@@ -619,7 +619,7 @@ impl Wiring {
 /// The port a route's bridge calls its agent through: the HTTP client, behind the gRPC adapter
 /// (gRPC agents), behind the route's own headers when it has some.
 fn route_port(
-    upstream: &Arc<ReqwestUpstream>,
+    upstream: &Arc<HyperUpstream>,
     config: &RouteConfig,
 ) -> Result<Arc<dyn Upstream>, BuildError> {
     let http: Arc<dyn Upstream> = Arc::clone(upstream) as Arc<dyn Upstream>;

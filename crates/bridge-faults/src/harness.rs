@@ -1,7 +1,7 @@
 //! The real bridge on loopback between a raw caller and the stub agent.
 //!
 //! [`Harness::start`] runs a [`Stub`] and the production stack — [`Bridge`] with both codecs,
-//! [`ReqwestUpstream`], and [`bridge_server::run`] — each on `127.0.0.1:0` in the test's own
+//! [`HyperUpstream`], and [`bridge_server::run`] — each on `127.0.0.1:0` in the test's own
 //! runtime, with timeouts short enough that a hanging row ends in well under a second
 //! ([`test_settings`]).
 //!
@@ -21,7 +21,7 @@ use bridge_app::service::Handler;
 use bridge_app::{Bridge, CardCache, Codecs, Settings};
 use bridge_ir::{Binding, Revision};
 use bridge_server::{ServerConfig, ServerStats};
-use bridge_upstream::{ClientSettings, ReqwestUpstream};
+use bridge_upstream::{ClientSettings, HyperUpstream};
 use serde_json::json;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
@@ -198,10 +198,11 @@ impl Harness {
                 s
             },
         );
-        let upstream = ReqwestUpstream::new(ClientSettings {
+        let upstream = HyperUpstream::new(ClientSettings {
             connect_timeout: UPSTREAM_TIMEOUT,
             pool_idle_timeout: Duration::from_secs(30),
             extra_ca_file: None,
+            pools: 0,
         })?;
         let bridge = Arc::new(Bridge::new(
             settings,

@@ -72,9 +72,9 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
-use tokio_rustls::TlsAcceptor;
 
 pub use tls::{TlsError, TlsFiles, tls_acceptor};
+pub use tokio_rustls::TlsAcceptor;
 
 /// The SSE comment written to a stream that has been quiet for the keep-alive interval. A
 /// comment line is ignored by every SSE parser (HTML Living Standard, "Interpreting an event
@@ -108,13 +108,17 @@ pub struct ServerConfig {
     pub stats: Arc<ServerStats>,
 }
 
-/// Live counters of a running server.
+/// Live counters of a running server, and the connection permits: servers that share one
+/// `ServerStats` (the binary's workers, each accepting on its own socket) share the
+/// [`ServerConfig::max_connections`] limit too.
 #[derive(Debug, Default)]
 pub struct ServerStats {
     /// Connections open now.
     pub connections: AtomicUsize,
     /// Requests being answered now, streams included until they end.
     pub requests: AtomicUsize,
+    /// The connection permits, made by the first server started with these stats.
+    permits: std::sync::OnceLock<Arc<Semaphore>>,
 }
 
 /// Counters are not configuration: two configurations are equal whatever their counters say,
@@ -138,6 +142,14 @@ impl ServerStats {
     #[must_use]
     pub fn requests(&self) -> usize {
         self.requests.load(Ordering::Relaxed)
+    }
+
+    /// The connection permits every server with these stats draws from, `limit` of them.
+    fn permits(&self, limit: usize) -> Arc<Semaphore> {
+        Arc::clone(
+            self.permits
+                .get_or_init(|| Arc::new(Semaphore::new(limit.max(1)))),
+        )
     }
 }
 
@@ -312,7 +324,7 @@ async fn serve_listener<H: Handshake>(
         streams_end,
     });
     let config = &shared.config;
-    let permits = Arc::new(Semaphore::new(config.max_connections.max(1)));
+    let permits = config.stats.permits(config.max_connections);
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut connections = JoinSet::new();
     let mut shutdown = std::pin::pin!(shutdown);

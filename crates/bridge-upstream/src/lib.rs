@@ -1,22 +1,24 @@
-//! The outbound HTTP client of a2a-bridge: [`ReqwestUpstream`] implements the application's
-//! [`Upstream`] port with reqwest over rustls; [`push::ReqwestPusher`] implements the push port
-//! (deliveries to subscribers' webhooks, guarded).
+//! The outbound HTTP client of a2a-bridge: [`HyperUpstream`] implements the application's
+//! [`Upstream`] port with hyper-util's pooled HTTP/1.1 client over rustls;
+//! [`push::ReqwestPusher`] implements the push port (deliveries to subscribers' webhooks,
+//! guarded, with reqwest).
 //!
-//! # Why the defaults are turned off
+//! # Why hyper-util's client, not reqwest, on the data path
 //!
-//! reqwest's defaults suit a browser-like client, not a proxy:
-//! - it follows redirects, which would let an agent (or whoever controls its DNS) point the
-//!   bridge at any address the bridge can reach; a 3xx is returned to the application as is;
-//! - it reads `HTTP_PROXY`/`HTTPS_PROXY` from the environment, which would route agent traffic
-//!   somewhere the configuration does not say;
-//! - with its compression features it would decompress bodies whose size caps the application
-//!   enforces on the wire bytes. The workspace builds reqwest without them, so bodies arrive as
-//!   sent.
+//! reqwest parses the URL again on every request (its redirect layer and its pending request
+//! each build a `Url`, IDNA processing included), clones its connector and client per request
+//! and wraps each exchange in tower layers the bridge does not use. Under load that was the
+//! largest user-space cost of a call after the allocator (docs/benchmarks.md). The pooled client
+//! of hyper-util sends to a `http::Uri` parsed once per route and does none of it. What a
+//! browser-like client would add is absent by construction: no redirect is followed (a 3xx goes
+//! back to the application as it is, so an agent or its DNS cannot point the bridge elsewhere),
+//! no proxy is read from the environment, and nothing is decompressed (the body size caps the
+//! application enforces are on the wire bytes).
 //!
-//! # Why deadlines are applied here, not with `ClientBuilder::timeout`
+//! # Why deadlines are applied here
 //!
-//! reqwest's `timeout` covers the whole exchange, body included, which would cut every SSE
-//! stream that outlives it. The client carries only a connect timeout; each request runs under
+//! A timeout over the whole exchange would cut every SSE stream that outlives it. The client
+//! carries only a connect timeout; each request runs under
 //! its own [`Deadline`]: a unary call gets one instant by which head and body must both have
 //! arrived, a stream gets a head timeout and then an idle timeout per chunk. A deadline that
 //! passes mid-body ends the body stream with [`UpstreamError::Timeout`].
@@ -30,20 +32,28 @@
 //!
 //! A request is one write, but the body of a large request can leave in several segments, and
 //! with Nagle's algorithm on the last one waits for the agent's delayed acknowledgement (40 ms
-//! on Linux). reqwest sets it by default today; the client asks for it explicitly so the
-//! behaviour does not hang on a default.
+//! on Linux). The connector sets it on every connection.
 //!
 //! # Why the URL is parsed once
 //!
-//! Every call of a route goes to the same URL. The last parsed URL is kept and cloned while the
+//! Every call of a route goes to the same URL. The last parsed URI is kept and cloned while the
 //! next request names the same string, instead of being parsed again for each request.
 //!
 //! # Why one client per upstream setting
 //!
 //! A client owns its connection pool. Building it once and reusing it (across configuration
 //! reloads too, while [`ClientSettings`] are unchanged) keeps connections to the agent warm.
+//!
+//! # Why one pool per worker
+//!
+//! The binary serves the data path on one single-threaded runtime per core ([`worker`]). A
+//! pooled connection is driven by a task on the runtime that opened it, so a request from one
+//! worker over another worker's connection would cross threads twice. [`ClientSettings::pools`]
+//! clients are built, and one more for threads that are no worker; each request takes the one
+//! of the thread it runs on.
 
 pub mod push;
+pub mod worker;
 
 use std::future::Future as _;
 use std::path::PathBuf;
@@ -53,6 +63,10 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use arc_swap::ArcSwapOption;
+use http_body_util::{BodyDataStream, Full};
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::{TokioExecutor, TokioTimer};
+use rustls::pki_types::pem::PemObject as _;
 
 use bridge_app::upstream::{
     ByteStream, Deadline, Upstream, UpstreamError, UpstreamRequest, UpstreamResponse,
@@ -73,6 +87,9 @@ pub struct ClientSettings {
     /// A PEM file with extra CA certificates to trust, beside the system store and the bundled
     /// Mozilla roots.
     pub extra_ca_file: Option<PathBuf>,
+    /// Connection pools, one per data-path worker (see [`worker`]), beside the one every other
+    /// thread uses; 0 when requests are sent from no worker (one pool for all).
+    pub pools: usize,
 }
 
 impl Default for ClientSettings {
@@ -81,6 +98,7 @@ impl Default for ClientSettings {
             connect_timeout: Duration::from_secs(10),
             pool_idle_timeout: Duration::from_secs(50),
             extra_ca_file: None,
+            pools: 0,
         }
     }
 }
@@ -104,67 +122,114 @@ pub enum BuildError {
         /// Why.
         message: String,
     },
-    /// reqwest refused the configuration (its TLS backend failed to start).
+    /// The TLS configuration could not be built.
     #[error("cannot build the HTTP client: {0}")]
     Client(String),
 }
 
-/// The reqwest adapter of the [`Upstream`] port.
-#[derive(Debug, Clone)]
-pub struct ReqwestUpstream {
-    client: reqwest::Client,
+type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
+type Client = hyper_util::client::legacy::Client<Connector, Full<Bytes>>;
+
+/// The hyper-util adapter of the [`Upstream`] port.
+#[derive(Clone)]
+pub struct HyperUpstream {
+    /// One per worker, each with its own pool, and one for every other thread.
+    clients: Vec<Client>,
     settings: ClientSettings,
     /// The URL the last request named, parsed (see the module docs).
     last_url: Arc<ArcSwapOption<ParsedUrl>>,
+}
+
+impl std::fmt::Debug for HyperUpstream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HyperUpstream")
+            .field("pools", &self.clients.len())
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
 }
 
 /// A URL string and its parsed form.
 #[derive(Debug)]
 struct ParsedUrl {
     text: String,
-    url: reqwest::Url,
+    url: http::Uri,
 }
 
-impl ReqwestUpstream {
+/// The roots a connection to an agent trusts: the system's store, the bundled Mozilla roots,
+/// and the certificates of `extra`, a PEM bundle.
+fn roots(extra: Option<&PathBuf>) -> Result<rustls::RootCertStore, BuildError> {
+    let mut roots = rustls::RootCertStore::empty();
+    roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+    // A system certificate that does not parse is skipped, as the system's own clients do.
+    let native = rustls_native_certs::load_native_certs();
+    let _ = roots.add_parsable_certificates(native.certs);
+    if let Some(path) = extra {
+        let pem = std::fs::read(path).map_err(|source| BuildError::CaFile {
+            path: path.clone(),
+            source,
+        })?;
+        let mut found = 0;
+        for certificate in rustls::pki_types::CertificateDer::pem_slice_iter(&pem) {
+            let certificate = certificate.map_err(|error| BuildError::CaCertificate {
+                path: path.clone(),
+                message: error.to_string(),
+            })?;
+            roots
+                .add(certificate)
+                .map_err(|error| BuildError::CaCertificate {
+                    path: path.clone(),
+                    message: error.to_string(),
+                })?;
+            found += 1;
+        }
+        if found == 0 {
+            return Err(BuildError::CaCertificate {
+                path: path.clone(),
+                message: "no certificate found".to_owned(),
+            });
+        }
+    }
+    Ok(roots)
+}
+
+impl HyperUpstream {
     /// Builds the client for `settings`.
     ///
     /// # Errors
     ///
-    /// [`BuildError`] when the extra CA file cannot be read or parsed, or the TLS backend fails.
+    /// [`BuildError`] when the extra CA file cannot be read or parsed, or the TLS configuration
+    /// cannot be built.
     pub fn new(settings: ClientSettings) -> Result<Self, BuildError> {
-        let mut builder = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .no_proxy()
-            .connect_timeout(settings.connect_timeout)
-            .pool_idle_timeout(settings.pool_idle_timeout)
-            .tcp_nodelay(true)
-            .use_rustls_tls();
-        if let Some(path) = &settings.extra_ca_file {
-            let pem = std::fs::read(path).map_err(|source| BuildError::CaFile {
-                path: path.clone(),
-                source,
-            })?;
-            let certificates = reqwest::Certificate::from_pem_bundle(&pem).map_err(|error| {
-                BuildError::CaCertificate {
-                    path: path.clone(),
-                    message: describe(&error),
-                }
-            })?;
-            if certificates.is_empty() {
-                return Err(BuildError::CaCertificate {
-                    path: path.clone(),
-                    message: "no certificate found".to_owned(),
-                });
-            }
-            for certificate in certificates {
-                builder = builder.add_root_certificate(certificate);
-            }
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let tls = rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .map_err(|error| BuildError::Client(error.to_string()))?
+            .with_root_certificates(roots(settings.extra_ca_file.as_ref())?)
+            .with_no_client_auth();
+        // With workers: one pool each, and one for every other thread.
+        let count = settings.pools + 1;
+        let mut clients = Vec::with_capacity(count);
+        for _ in 0..count {
+            let mut http = HttpConnector::new();
+            http.enforce_http(false);
+            http.set_nodelay(true);
+            http.set_connect_timeout(Some(settings.connect_timeout));
+            let connector = hyper_rustls::HttpsConnectorBuilder::new()
+                .with_tls_config(tls.clone())
+                .https_or_http()
+                .enable_http1()
+                .wrap_connector(http);
+            clients.push(
+                hyper_util::client::legacy::Client::builder(TokioExecutor::new())
+                    .pool_idle_timeout(settings.pool_idle_timeout)
+                    .pool_timer(TokioTimer::new())
+                    .timer(TokioTimer::new())
+                    .build(connector),
+            );
         }
-        let client = builder
-            .build()
-            .map_err(|error| BuildError::Client(describe(&error)))?;
         Ok(Self {
-            client,
+            clients,
             settings,
             last_url: Arc::new(ArcSwapOption::empty()),
         })
@@ -178,14 +243,20 @@ impl ReqwestUpstream {
     }
 
     /// `text` parsed, from the last request's URL when it names the same one.
-    fn url(&self, text: &str) -> Result<reqwest::Url, UpstreamError> {
+    fn url(&self, text: &str) -> Result<http::Uri, UpstreamError> {
         if let Some(last) = self.last_url.load().as_deref()
             && last.text == text
         {
             return Ok(last.url.clone());
         }
-        let url = reqwest::Url::parse(text)
+        let url: http::Uri = text
+            .parse()
             .map_err(|error| UpstreamError::Request(format!("{text}: {error}")))?;
+        if !matches!(url.scheme_str(), Some("http" | "https")) || url.host().is_none() {
+            return Err(UpstreamError::Request(format!(
+                "{text}: not an http:// or https:// URL"
+            )));
+        }
         self.last_url.store(Some(Arc::new(ParsedUrl {
             text: text.to_owned(),
             url: url.clone(),
@@ -194,17 +265,15 @@ impl ReqwestUpstream {
     }
 
     async fn exchange(
-        client: reqwest::Client,
-        url: Result<reqwest::Url, UpstreamError>,
+        client: Client,
+        url: Result<http::Uri, UpstreamError>,
         request: UpstreamRequest,
     ) -> Result<UpstreamResponse, UpstreamError> {
         let url = url?;
-        let built = client
-            .request(request.method, url)
-            .headers(request.headers)
-            .body(request.body)
-            .build()
-            .map_err(|error| classify(&error))?;
+        let mut built = http::Request::new(Full::new(request.body));
+        *built.method_mut() = request.method;
+        *built.uri_mut() = url;
+        *built.headers_mut() = request.headers;
 
         let (head_deadline, body_timer) = match request.deadline {
             Deadline::Total(total) => {
@@ -214,29 +283,30 @@ impl ReqwestUpstream {
             Deadline::Stream { head, idle } => (Instant::now() + head, BodyTimer::Idle(idle)),
         };
 
-        let response = tokio::time::timeout_at(head_deadline, client.execute(built))
+        let response = tokio::time::timeout_at(head_deadline, client.request(built))
             .await
             .map_err(|_| UpstreamError::Timeout("no response head before the deadline".to_owned()))?
             .map_err(|error| classify(&error))?;
 
-        let status = response.status();
-        let headers = response.headers().clone();
-        let body: ByteStream = Box::pin(Timed::new(response.bytes_stream(), body_timer));
+        let (parts, body) = response.into_parts();
+        let body: ByteStream = Box::pin(Timed::new(BodyDataStream::new(body), body_timer));
         Ok(UpstreamResponse {
-            status,
-            headers,
+            status: parts.status,
+            headers: parts.headers,
             body,
         })
     }
 }
 
-impl Upstream for ReqwestUpstream {
+impl Upstream for HyperUpstream {
     fn send(
         &self,
         request: UpstreamRequest,
     ) -> BoxFuture<'static, Result<UpstreamResponse, UpstreamError>> {
         let url = self.url(&request.url);
-        Box::pin(Self::exchange(self.client.clone(), url, request))
+        let last = self.clients.len() - 1;
+        let client = &self.clients[worker::current().map_or(last, |index| index.min(last))];
+        Box::pin(Self::exchange(client.clone(), url, request))
     }
 
     fn wait(&self, period: std::time::Duration) -> BoxFuture<'static, ()> {
@@ -254,8 +324,8 @@ enum BodyTimer {
 }
 
 /// A response body with its errors classified and its [`BodyTimer`] applied. After the first
-/// error (a timeout or a broken connection) the stream ends, dropping the reqwest body and so
-/// its connection.
+/// error (a timeout or a broken connection) the stream ends, dropping the body and so its
+/// connection.
 struct Timed<S> {
     /// `None` once the stream has ended.
     body: Option<Pin<Box<S>>>,
@@ -285,7 +355,7 @@ impl<S> Timed<S> {
 
 impl<S> Stream for Timed<S>
 where
-    S: Stream<Item = Result<Bytes, reqwest::Error>>,
+    S: Stream<Item = Result<Bytes, hyper::Error>>,
 {
     type Item = Result<Bytes, UpstreamError>;
 
@@ -304,7 +374,7 @@ where
             }
             Poll::Ready(Some(Err(error))) => {
                 this.body = None;
-                return Poll::Ready(Some(Err(classify(&error))));
+                return Poll::Ready(Some(Err(UpstreamError::Transport(describe(&error)))));
             }
             Poll::Ready(None) => {
                 this.body = None;
@@ -334,24 +404,20 @@ where
     }
 }
 
-/// Sorts a reqwest error into the port's classes: the application picks the caller's error by
-/// class (unreachable agent, slow agent, broken exchange, bad request).
-fn classify(error: &reqwest::Error) -> UpstreamError {
+/// Sorts a client error into the port's classes: the application picks the caller's error by
+/// class (unreachable agent, broken exchange).
+fn classify(error: &hyper_util::client::legacy::Error) -> UpstreamError {
     let message = describe(error);
-    // A connect timeout is both; it is classed as unreachable, since no byte reached the agent.
+    // A connect timeout is a connect error: no byte reached the agent, so it is unreachable.
     if error.is_connect() {
         UpstreamError::Connect(message)
-    } else if error.is_timeout() {
-        UpstreamError::Timeout(message)
-    } else if error.is_builder() {
-        UpstreamError::Request(message)
     } else {
         UpstreamError::Transport(message)
     }
 }
 
-/// The error and its sources, joined: reqwest's own message is only the outermost layer
-/// ("error sending request"), and the cause a log reader needs is further down.
+/// The error and its sources, joined: the client's own message is only the outermost layer
+/// ("client error (Connect)"), and the cause a log reader needs is further down.
 fn describe(error: &dyn std::error::Error) -> String {
     let mut message = error.to_string();
     let mut source = error.source();

@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use bridge_app::upstream::{Deadline, Upstream, UpstreamError, UpstreamRequest, UpstreamResponse};
-use bridge_upstream::{BuildError, ClientSettings, ReqwestUpstream};
+use bridge_upstream::{BuildError, ClientSettings, HyperUpstream};
 use bytes::Bytes;
 use futures_util::StreamExt as _;
 use http_body_util::combinators::UnsyncBoxBody;
@@ -90,8 +90,8 @@ async fn start_silent_agent() -> SocketAddr {
     addr
 }
 
-fn upstream() -> ReqwestUpstream {
-    ReqwestUpstream::new(ClientSettings::default()).unwrap()
+fn upstream() -> HyperUpstream {
+    HyperUpstream::new(ClientSettings::default()).unwrap()
 }
 
 fn get(url: String, deadline: Deadline) -> UpstreamRequest {
@@ -289,7 +289,7 @@ fn a_missing_ca_file_is_reported_with_its_path() {
         extra_ca_file: Some("/nonexistent/ca.pem".into()),
         ..ClientSettings::default()
     };
-    match ReqwestUpstream::new(settings) {
+    match HyperUpstream::new(settings) {
         Err(error @ BuildError::CaFile { .. }) => {
             assert!(error.to_string().contains("/nonexistent/ca.pem"));
         }
@@ -386,7 +386,7 @@ mod tls {
     async fn an_https_agent_signed_by_the_extra_ca_file_is_reached() {
         let identity = Identity::new();
         let addr = start_tls_agent(&identity).await;
-        let upstream = ReqwestUpstream::new(ClientSettings {
+        let upstream = HyperUpstream::new(ClientSettings {
             extra_ca_file: Some(identity.ca_file()),
             ..ClientSettings::default()
         })
