@@ -339,12 +339,12 @@ impl Bridge {
         let path = request.path.as_str();
         if let Some(secret) = crate::push::delivery_secret(&self.settings.prefix, path) {
             let secret = secret.to_owned();
-            return crate::push::receive(&self, request, &secret).await;
+            return Box::pin(crate::push::receive(&self, request, &secret)).await;
         }
         let is_card = path.ends_with("/.well-known/agent-card.json")
             || path.ends_with("/.well-known/agent.json");
         if is_card && (request.method == Method::GET || request.method == Method::HEAD) {
-            return self.serve_card(&request).await;
+            return Box::pin(self.serve_card(&request)).await;
         }
         if self.settings.bindings.contains(&Binding::HttpJson)
             && let Some((codec, route)) = crate::rest::route(&self, &request)

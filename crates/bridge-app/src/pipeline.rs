@@ -653,10 +653,17 @@ pub(crate) async fn context_for_agent(
     })
 }
 
+/// Serves one decoded call. The paths a plain unary call does not take (streams, push
+/// registrations, the emulated `ListTasks`, reads of the current task) are boxed, so this
+/// future, which every call's future holds, is as large as the unary path needs and not as
+/// large as the largest path: every request's future is moved into the heap whole, and a
+/// large one costs a large copy on every call.
 async fn dispatch(bridge: &Arc<Bridge>, context: Context, mut call: Call) -> InboundResponse {
     let toward_0_3 = context.upstream == Revision::V0_3;
     if toward_0_3 && let Call::ListTasks(params) = &call {
-        let outcome = list_tasks(bridge, &context, params).await.map(Reply::Tasks);
+        let outcome = Box::pin(list_tasks(bridge, &context, params))
+            .await
+            .map(Reply::Tasks);
         return respond(bridge, &context, outcome, &HeaderMap::new());
     }
     if let Call::SendMessage(params) | Call::SendStreamingMessage(params) = &mut call {
@@ -666,7 +673,7 @@ async fn dispatch(bridge: &Arc<Bridge>, context: Context, mut call: Call) -> Inb
         if toward_0_3
             && context.caller == Revision::V1_0
             && let Some(task_id) = params.message.task_id.clone()
-            && let Err(error) = refuse_terminal(bridge, &context, &task_id).await
+            && let Err(error) = Box::pin(refuse_terminal(bridge, &context, &task_id)).await
         {
             return refuse(bridge, &context, error);
         }
@@ -675,7 +682,7 @@ async fn dispatch(bridge: &Arc<Bridge>, context: Context, mut call: Call) -> Inb
             .as_mut()
             .and_then(|c| c.push_config.as_mut())
         {
-            match crate::push::register(bridge, &context, config).await {
+            match Box::pin(crate::push::register(bridge, &context, config)).await {
                 Ok(agent_side) => *config = agent_side,
                 Err(error) => return refuse(bridge, &context, error),
             }
@@ -685,36 +692,42 @@ async fn dispatch(bridge: &Arc<Bridge>, context: Context, mut call: Call) -> Inb
     match call {
         Call::SubscribeToTask(ref params) if toward_0_3 && context.caller == Revision::V1_0 => {
             let task_id = params.id.clone();
-            match current_task(bridge, &context, &task_id).await {
+            match Box::pin(current_task(bridge, &context, &task_id)).await {
                 Err(error) => refuse(bridge, &context, error),
                 Ok(task) if task.status.state.is_terminal() => {
                     refuse(bridge, &context, terminal_refusal(&task_id, &task))
                 }
                 Ok(task) => {
-                    crate::stream::open(bridge, context, call, Some(StreamEvent::Task(task))).await
+                    Box::pin(crate::stream::open(
+                        bridge,
+                        context,
+                        call,
+                        Some(StreamEvent::Task(task)),
+                    ))
+                    .await
                 }
             }
         }
         Call::SendStreamingMessage(_) | Call::SubscribeToTask(_) => {
-            crate::stream::open(bridge, context, call, None).await
+            Box::pin(crate::stream::open(bridge, context, call, None)).await
         }
         call => {
             let mut forget = None;
             let call = match call {
                 Call::CreatePushConfig(config) => {
-                    match crate::push::register(bridge, &context, &config).await {
+                    match Box::pin(crate::push::register(bridge, &context, &config)).await {
                         Ok(agent_side) => Call::CreatePushConfig(agent_side),
                         Err(error) => return refuse(bridge, &context, error),
                     }
                 }
                 Call::DeletePushConfig(params) => {
-                    forget = crate::push::secret_for(
+                    forget = Box::pin(crate::push::secret_for(
                         bridge,
                         &context,
                         &params.task_id,
                         &params.id,
                         params.tenant.as_ref(),
-                    )
+                    ))
                     .await;
                     Call::DeletePushConfig(params)
                 }
@@ -727,12 +740,12 @@ async fn dispatch(bridge: &Arc<Bridge>, context: Context, mut call: Call) -> Inb
             let outcome = match outcome {
                 Ok(Reply::Empty) => {
                     if let Some(secret) = forget {
-                        crate::push::forget(bridge, &secret).await;
+                        Box::pin(crate::push::forget(bridge, &secret)).await;
                     }
                     Ok(Reply::Empty)
                 }
                 Ok(reply @ (Reply::PushConfig(_) | Reply::PushConfigs(_))) => {
-                    Ok(crate::push::present(bridge, &context, reply).await)
+                    Ok(Box::pin(crate::push::present(bridge, &context, reply)).await)
                 }
                 other => other,
             };

@@ -1,4 +1,4 @@
-//! The reqwest adapter against small local servers.
+//! The HTTP adapter against small local servers.
 
 #![expect(clippy::unwrap_used, clippy::panic, reason = "tests fail by panicking")]
 
@@ -411,5 +411,81 @@ mod tls {
             error.to_string().to_lowercase().contains("certificate"),
             "the refusal names the certificate: {error}"
         );
+    }
+}
+
+/// An agent that counts the connections it accepted.
+async fn start_counting_agent() -> (SocketAddr, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let accepted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = std::sync::Arc::clone(&accepted);
+    tokio::spawn(async move {
+        loop {
+            let (stream, _) = listener.accept().await.unwrap();
+            count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            tokio::spawn(
+                hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), hyper::service::service_fn(agent)),
+            );
+        }
+    });
+    (addr, accepted)
+}
+
+#[tokio::test]
+async fn each_worker_calls_over_its_own_pool_and_other_threads_over_another() {
+    let (addr, accepted) = start_counting_agent().await;
+    let upstream = std::sync::Arc::new(
+        HyperUpstream::new(ClientSettings {
+            pools: 2,
+            ..ClientSettings::default()
+        })
+        .unwrap(),
+    );
+    // Each worker keeps its runtime (and so its connections) alive until released.
+    let mut releases = Vec::new();
+    let mut threads = Vec::new();
+    for index in 0..2 {
+        let upstream = std::sync::Arc::clone(&upstream);
+        let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
+        let (release_tx, release_rx) = tokio::sync::oneshot::channel::<()>();
+        threads.push(std::thread::spawn(move || {
+            bridge_upstream::worker::enter(index);
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async {
+                for _ in 0..3 {
+                    let response = upstream
+                        .send(get(format!("http://{addr}/"), UNARY))
+                        .await
+                        .unwrap();
+                    assert_eq!(response.status, 200);
+                    collect(response).await;
+                }
+                done_tx.send(()).unwrap();
+                let _ = release_rx.await;
+            });
+        }));
+        done_rx.await.unwrap();
+        releases.push(release_tx);
+    }
+    for _ in 0..2 {
+        let response = upstream
+            .send(get(format!("http://{addr}/"), UNARY))
+            .await
+            .unwrap();
+        collect(response).await;
+    }
+    // Three requests on each worker reuse that worker's one connection; this thread, no
+    // worker, has a pool of its own.
+    assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 3);
+    for release in releases {
+        let _ = release.send(());
+    }
+    for thread in threads {
+        thread.join().unwrap();
     }
 }
