@@ -462,6 +462,36 @@ async fn connections_over_the_cap_wait_for_a_free_slot() {
     server.stop().await;
 }
 
+#[tokio::test]
+async fn servers_that_share_their_stats_share_the_connection_cap() {
+    // The binary's workers: one server per socket, one configuration (and so one set of stats).
+    let (handler, frames, _dropped) = streaming();
+    let config = ServerConfig {
+        max_connections: 1,
+        ..ServerConfig::default()
+    };
+    let one = Server::start(Arc::clone(&handler), config.clone()).await;
+    let other = Server::start(handler, config).await;
+    let first = client().post(one.url("/")).send().await.unwrap();
+
+    let second = tokio::spawn(client().get(other.url("/")).send());
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        !second.is_finished(),
+        "the other server took a connection over the shared cap"
+    );
+
+    drop(frames);
+    drop(first);
+    let second = tokio::time::timeout(Duration::from_secs(5), second)
+        .await
+        .expect("the waiting connection is served once the first one closes")
+        .unwrap();
+    assert!(second.is_ok());
+    one.stop().await;
+    other.stop().await;
+}
+
 mod stats {
     use super::*;
 
