@@ -280,6 +280,17 @@ pub async fn streams(
             (samples, streams, events, errors)
         }));
     }
+    gather(workers, start).await
+}
+
+/// What one stream worker saw: event latencies (ns), streams completed, events, errors.
+pub(crate) type WorkerTally = (Vec<u64>, u64, u64, u64);
+
+/// The report of stream workers started at `start`, once all of them are done.
+pub(crate) async fn gather(
+    workers: Vec<tokio::task::JoinHandle<WorkerTally>>,
+    start: Instant,
+) -> Result<StreamReport, ClientError> {
     let mut samples = Vec::new();
     let (mut streams, mut events, mut errors) = (0, 0, 0);
     for worker in workers {

@@ -510,24 +510,7 @@ pub async fn streams(
             (samples, streams, events, errors)
         }));
     }
-    let mut samples = Vec::new();
-    let (mut streams, mut events, mut errors) = (0, 0, 0);
-    for worker in workers {
-        let (s, n, e, x) = worker
-            .await
-            .map_err(|e| ClientError(format!("worker: {e}")))?;
-        samples.extend(s);
-        streams += n;
-        events += e;
-        errors += x;
-    }
-    Ok(StreamReport {
-        streams,
-        events,
-        errors,
-        seconds: start.elapsed().as_secs_f64(),
-        latency: Percentiles::of(&mut samples),
-    })
+    crate::client::gather(workers, start).await
 }
 
 #[cfg(test)]
