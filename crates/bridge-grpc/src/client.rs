@@ -650,17 +650,7 @@ mod tests {
     }
 
     fn upstream() -> GrpcUpstream {
-        let v10 = Service::new(
-            bridge_ir::Revision::V1_0,
-            bridge_v10::grpc::SERVICE,
-            bridge_v10::grpc::DESCRIPTORS,
-            crate::ErrorForm {
-                status_of: bridge_v10::grpc::status_of,
-                message_of: |_, m| m.to_owned(),
-                details_domain: Some(bridge_v10::grpc::ERROR_DOMAIN),
-            },
-        )
-        .unwrap();
+        let v10 = crate::transcode::tests::v10();
         let codecs = Codecs {
             v0_3: Arc::new(bridge_v03::V03JsonRpc),
             v1_0: Arc::new(bridge_v10::V10JsonRpc),

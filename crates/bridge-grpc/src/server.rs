@@ -451,7 +451,6 @@ mod tests {
     use prost_reflect::{DescriptorPool, DynamicMessage};
 
     use super::*;
-    use crate::ErrorForm;
 
     /// A handler that answers every call with `status`, `body` and, for an error, the A2A
     /// error the pipeline would name; its answers name an activated extension.
@@ -482,28 +481,8 @@ mod tests {
 
     fn services() -> Vec<Service> {
         vec![
-            Service::new(
-                Revision::V1_0,
-                bridge_v10::grpc::SERVICE,
-                bridge_v10::grpc::DESCRIPTORS,
-                ErrorForm {
-                    status_of: bridge_v10::grpc::status_of,
-                    message_of: |_, m| m.to_owned(),
-                    details_domain: Some(bridge_v10::grpc::ERROR_DOMAIN),
-                },
-            )
-            .unwrap(),
-            Service::new(
-                Revision::V0_3,
-                bridge_v03::grpc::SERVICE,
-                bridge_v03::grpc::DESCRIPTORS,
-                ErrorForm {
-                    status_of: bridge_v03::grpc::status_of,
-                    message_of: bridge_v03::grpc::message_of,
-                    details_domain: None,
-                },
-            )
-            .unwrap(),
+            crate::transcode::tests::v10(),
+            crate::transcode::tests::v03(),
         ]
     }
 

@@ -604,7 +604,7 @@ fn query_of(fields: &serde_json::Map<String, serde_json::Value>) -> Option<Strin
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     #![expect(
         clippy::unwrap_used,
         clippy::panic,
@@ -613,7 +613,8 @@ mod tests {
 
     use super::*;
 
-    fn v10() -> Service {
+    /// The 1.0 service with the error form the binary gives it; the crate's other tests use it.
+    pub(crate) fn v10() -> Service {
         Service::new(
             Revision::V1_0,
             bridge_v10::grpc::SERVICE,
@@ -627,7 +628,8 @@ mod tests {
         .unwrap()
     }
 
-    fn v03() -> Service {
+    /// The 0.3 service with the error form the binary gives it.
+    pub(crate) fn v03() -> Service {
         Service::new(
             Revision::V0_3,
             bridge_v03::grpc::SERVICE,

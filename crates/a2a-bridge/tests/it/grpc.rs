@@ -31,23 +31,14 @@ async fn a_grpc_call_reaches_the_agent_and_is_counted_as_grpc_and_an_oversized_o
     ))
     .await;
     wait_ready(&running).await;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let grpc_addr = listener.local_addr().unwrap();
     let service = bridge_grpc::GrpcService::new(
         grpc_services().unwrap(),
         Arc::new(ViaGrpc(Arc::clone(&running.gateway))),
         2048,
     );
-    tokio::spawn(service.serve(listener, None, std::future::pending()));
-
+    let mut client = serve_and_connect(service).await;
     let pool = DescriptorPool::decode(bridge_v10::grpc::DESCRIPTORS).unwrap();
-    let channel = tonic::transport::Endpoint::from_shared(format!("http://{grpc_addr}"))
-        .unwrap()
-        .connect()
-        .await
-        .unwrap();
     let path = http::uri::PathAndQuery::from_static("/lf.a2a.v1.A2AService/SendMessage");
-    let mut client = tonic::client::Grpc::new(channel);
     client.ready().await.unwrap();
     let answer = client
         .unary(
@@ -57,12 +48,7 @@ async fn a_grpc_call_reaches_the_agent_and_is_counted_as_grpc_and_an_oversized_o
         )
         .await
         .unwrap();
-    let output = pool
-        .get_message_by_name("lf.a2a.v1.SendMessageResponse")
-        .unwrap();
-    let reply = DynamicMessage::decode(output, answer.into_inner()).unwrap();
-    let text = serde_json::to_value(&reply).unwrap();
-    assert_eq!(text["message"]["parts"][0]["text"], "over grpc", "{text}");
+    assert_eq!(answer_text(&pool, answer.into_inner()), "over grpc");
 
     // Over the listener's limit (2 KiB here): refused before any translation.
     client.ready().await.unwrap();
@@ -85,19 +71,39 @@ async fn a_grpc_call_reaches_the_agent_and_is_counted_as_grpc_and_an_oversized_o
     assert_eq!(counted, Some(1.0), "{metrics}");
 }
 
-/// A 1.0 `SendMessage` over a gRPC listener built like the binary builds a route's; the text
-/// of the message answered.
-async fn send_over(service: bridge_grpc::GrpcService) -> String {
+/// `service` on a loopback port, and a client connected to it.
+async fn serve_and_connect(
+    service: bridge_grpc::GrpcService,
+) -> tonic::client::Grpc<tonic::transport::Channel> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let grpc_addr = listener.local_addr().unwrap();
     tokio::spawn(service.serve(listener, None, std::future::pending()));
-    let pool = DescriptorPool::decode(bridge_v10::grpc::DESCRIPTORS).unwrap();
     let channel = tonic::transport::Endpoint::from_shared(format!("http://{grpc_addr}"))
         .unwrap()
         .connect()
         .await
         .unwrap();
-    let mut client = tonic::client::Grpc::new(channel);
+    tonic::client::Grpc::new(channel)
+}
+
+/// The text of the message a 1.0 `SendMessageResponse` carries.
+fn answer_text(pool: &DescriptorPool, answer: Bytes) -> String {
+    let output = pool
+        .get_message_by_name("lf.a2a.v1.SendMessageResponse")
+        .unwrap();
+    let reply = DynamicMessage::decode(output, answer).unwrap();
+    let text = serde_json::to_value(&reply).unwrap();
+    text["message"]["parts"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// A 1.0 `SendMessage` over a gRPC listener built like the binary builds a route's; the text
+/// of the message answered.
+async fn send_over(service: bridge_grpc::GrpcService) -> String {
+    let mut client = serve_and_connect(service).await;
+    let pool = DescriptorPool::decode(bridge_v10::grpc::DESCRIPTORS).unwrap();
     client.ready().await.unwrap();
     let answer = client
         .unary(
@@ -107,15 +113,7 @@ async fn send_over(service: bridge_grpc::GrpcService) -> String {
         )
         .await
         .unwrap();
-    let output = pool
-        .get_message_by_name("lf.a2a.v1.SendMessageResponse")
-        .unwrap();
-    let reply = DynamicMessage::decode(output, answer.into_inner()).unwrap();
-    let text = serde_json::to_value(&reply).unwrap();
-    text["message"]["parts"][0]["text"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned()
+    answer_text(&pool, answer.into_inner())
 }
 
 #[tokio::test]
