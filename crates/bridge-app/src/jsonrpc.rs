@@ -400,20 +400,29 @@ fn write_id(out: &mut Vec<u8>, id: &RequestId) {
 /// Writes `{"jsonrpc":"2.0","id":…,"<member>":<fragment>}`.
 fn write_envelope(id: &RequestId, member: &str, fragment: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(fragment.len() + 48);
+    write_envelope_into(&mut out, id, member, fragment);
+    out
+}
+
+fn write_envelope_into(out: &mut Vec<u8>, id: &RequestId, member: &str, fragment: &[u8]) {
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    write_id(&mut out, id);
+    write_id(out, id);
     out.extend_from_slice(b",\"");
     out.extend_from_slice(member.as_bytes());
     out.extend_from_slice(b"\":");
     out.extend_from_slice(fragment);
     out.push(b'}');
-    out
 }
 
 /// A success response around an encoded `result`.
 #[must_use]
 pub fn write_result(id: &RequestId, result: &[u8]) -> Vec<u8> {
     write_envelope(id, "result", result)
+}
+
+/// [`write_result`] appended to `out`.
+pub fn write_result_into(out: &mut Vec<u8>, id: &RequestId, result: &[u8]) {
+    write_envelope_into(out, id, "result", result);
 }
 
 /// An error response around an encoded `error` object.

@@ -809,14 +809,31 @@ async fn index_reply(bridge: &Bridge, context: &Context, reply: &Reply) {
 /// Records `task` in the task index of the call's scope. A store that cannot take it is
 /// logged: the call itself needs no state, so it goes on.
 pub(crate) async fn index_task(bridge: &Bridge, context: &Context, task: &Task) {
-    let entry = crate::store::TaskEntry {
+    record_entry(bridge, context, task_entry(task)).await;
+}
+
+/// The task index's entry for `task`.
+pub(crate) fn task_entry(task: &Task) -> crate::store::TaskEntry {
+    crate::store::TaskEntry {
         id: task.id.clone(),
         context_id: task.context_id.clone().unwrap_or_default(),
         state: task.status.state,
         status_time: task.status.timestamp.clone().unwrap_or_default(),
-    };
-    if let Err(error) = bridge.store.record_task(&context.scope, entry).await {
-        tracing::warn!(%error, task = %task.id, "the task index could not record a task");
+    }
+}
+
+/// Records `entry` in the task index of the caller's scope; a failure is logged, not answered.
+pub(crate) async fn record_entry(
+    bridge: &Bridge,
+    context: &Context,
+    entry: crate::store::TaskEntry,
+) {
+    if let Err(error) = bridge
+        .store
+        .record_task(&context.scope, entry.clone())
+        .await
+    {
+        tracing::warn!(%error, task = %entry.id, "the task index could not record a task");
     }
 }
 
@@ -1458,7 +1475,11 @@ pub(crate) fn event_frame(context: &Context, event: &[u8]) -> Bytes {
     match context.binding {
         Binding::HttpJson => crate::sse::frame(event),
         Binding::JsonRpc | Binding::Grpc => {
-            crate::sse::frame(&jsonrpc::write_result(&context.id, event))
+            let mut frame = Vec::with_capacity(event.len() + 64);
+            frame.extend_from_slice(b"data: ");
+            jsonrpc::write_result_into(&mut frame, &context.id, event);
+            frame.extend_from_slice(b"\n\n");
+            Bytes::from(frame)
         }
     }
 }

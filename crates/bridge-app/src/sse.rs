@@ -29,10 +29,17 @@ pub struct EventTooLarge {
 }
 
 /// An incremental SSE splitter: feed chunks, take events.
+///
+/// An event whose one `data` line lies inside one chunk is a slice of that chunk (no copy);
+/// lines that span chunks and events of several `data` lines are assembled in a buffer.
 #[derive(Debug)]
 pub struct SseSplitter {
+    /// The unfinished line the last chunk ended with.
     buffer: BytesMut,
+    /// The event's data so far, once it needs assembling (a second `data` line).
     data: Vec<u8>,
+    /// The event's only `data` line so far, as a slice of the chunk it came in.
+    single: Option<Bytes>,
     has_data: bool,
     event: Option<String>,
     limit: usize,
@@ -47,6 +54,7 @@ impl SseSplitter {
         Self {
             buffer: BytesMut::new(),
             data: Vec::new(),
+            single: None,
             has_data: false,
             event: None,
             limit,
@@ -60,34 +68,53 @@ impl SseSplitter {
     ///
     /// [`EventTooLarge`] when the event being read grows past the cap.
     pub fn push(&mut self, chunk: &[u8]) -> Result<Vec<SseEvent>, EventTooLarge> {
-        let mut chunk = chunk;
+        self.push_bytes(&Bytes::copy_from_slice(chunk))
+    }
+
+    /// [`SseSplitter::push`] for a chunk the caller already holds as [`Bytes`]: events inside it
+    /// share its memory.
+    ///
+    /// # Errors
+    ///
+    /// [`EventTooLarge`] when the event being read grows past the cap.
+    pub fn push_bytes(&mut self, chunk: &Bytes) -> Result<Vec<SseEvent>, EventTooLarge> {
+        let mut chunk = chunk.clone();
         // An empty chunk says nothing about whether a LF follows a CR that ended the last one.
         if self.pending_cr && !chunk.is_empty() {
             self.pending_cr = false;
-            if let Some(rest) = chunk.strip_prefix(b"\n") {
-                chunk = rest;
+            if chunk.first() == Some(&b'\n') {
+                chunk = chunk.slice(1..);
             }
         }
-        self.buffer.extend_from_slice(chunk);
+        // The unfinished line of the last chunk goes first; the rest is read in place.
+        let source = if self.buffer.is_empty() {
+            chunk
+        } else {
+            self.buffer.extend_from_slice(&chunk);
+            self.buffer.split().freeze()
+        };
         let mut events = Vec::new();
-        while let Some(end) = self.buffer.iter().position(|&b| b == b'\n' || b == b'\r') {
-            let line = self.buffer.split_to(end);
-            let terminator = self.buffer.split_to(1);
-            if terminator[0] == b'\r' {
-                if self.buffer.first() == Some(&b'\n') {
-                    let _ = self.buffer.split_to(1);
-                } else if self.buffer.is_empty() {
+        let mut start = 0;
+        while let Some(offset) = memchr::memchr2(b'\n', b'\r', &source[start..]) {
+            let end = start + offset;
+            let mut next = end + 1;
+            if source[end] == b'\r' {
+                if source.get(next) == Some(&b'\n') {
+                    next += 1;
+                } else if next == source.len() {
                     self.pending_cr = true;
                 }
             }
-            if let Some(event) = self.line(&line) {
+            if let Some(event) = self.line(&source, start, end) {
                 events.push(event);
             }
-            if self.data.len() > self.limit {
+            if self.data_len() > self.limit {
                 return Err(EventTooLarge { limit: self.limit });
             }
+            start = next;
         }
-        if self.buffer.len() + self.data.len() > self.limit {
+        self.buffer.extend_from_slice(&source[start..]);
+        if self.buffer.len() + self.data_len() > self.limit {
             return Err(EventTooLarge { limit: self.limit });
         }
         Ok(events)
@@ -99,14 +126,24 @@ impl SseSplitter {
         !self.buffer.is_empty() || self.has_data
     }
 
-    fn line(&mut self, line: &[u8]) -> Option<SseEvent> {
+    /// The length of the event's data so far.
+    fn data_len(&self) -> usize {
+        self.single.as_ref().map_or(self.data.len(), Bytes::len)
+    }
+
+    /// Reads the line `source[start..end]`; the event it completes, if it is a blank line.
+    fn line(&mut self, source: &Bytes, start: usize, end: usize) -> Option<SseEvent> {
+        let line = &source[start..end];
         if line.is_empty() {
             if !self.has_data {
                 self.event = None;
                 return None;
             }
             self.has_data = false;
-            let data = Bytes::from(std::mem::take(&mut self.data));
+            let data = match self.single.take() {
+                Some(single) => single,
+                None => Bytes::from(std::mem::take(&mut self.data)),
+            };
             return Some(SseEvent {
                 data,
                 event: self.event.take(),
@@ -115,22 +152,32 @@ impl SseSplitter {
         if line[0] == b':' {
             return None;
         }
-        let (field, value) = match line.iter().position(|&b| b == b':') {
+        let (field, value) = match memchr::memchr(b':', line) {
             Some(colon) => {
-                let value = &line[colon + 1..];
-                (&line[..colon], value.strip_prefix(b" ").unwrap_or(value))
+                let value = start + colon + 1;
+                let value = if source.get(value) == Some(&b' ') && value < end {
+                    value + 1
+                } else {
+                    value
+                };
+                (&line[..colon], value..end)
             }
-            None => (line, &b""[..]),
+            None => (line, end..end),
         };
         match field {
             b"data" => {
-                if self.has_data {
-                    self.data.push(b'\n');
+                if !self.has_data {
+                    self.has_data = true;
+                    self.single = Some(source.slice(value));
+                    return None;
                 }
-                self.data.extend_from_slice(value);
-                self.has_data = true;
+                if let Some(single) = self.single.take() {
+                    self.data.extend_from_slice(&single);
+                }
+                self.data.push(b'\n');
+                self.data.extend_from_slice(&source[value]);
             }
-            b"event" => self.event = Some(String::from_utf8_lossy(value).into_owned()),
+            b"event" => self.event = Some(String::from_utf8_lossy(&source[value]).into_owned()),
             _ => {}
         }
         None
@@ -217,5 +264,35 @@ mod tests {
         let events = splitter.push(&frame(b"{\"k\":[1,2]}")).unwrap();
         assert_eq!(datas(&events), [&b"{\"k\":[1,2]}"[..]]);
         assert!(!splitter.has_partial());
+    }
+
+    proptest::proptest! {
+        /// However a body is cut into chunks, the events are those of the body in one chunk.
+        #[test]
+        fn chunking_never_changes_the_events(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "data: ", "data:", "data", "event: error\n", ": c\n", "id: 1\n", "x", "{\"a\":1}",
+                    " ", "\n", "\r", "\r\n",
+                ]),
+                0..40,
+            ),
+            cuts in proptest::collection::vec(0usize..24, 0..12),
+        ) {
+            let body = pieces.concat().into_bytes();
+            let mut whole = SseSplitter::new(1 << 20);
+            let expected = whole.push(&body).unwrap();
+            let mut chunked = SseSplitter::new(1 << 20);
+            let mut events = Vec::new();
+            let mut rest = &body[..];
+            for cut in cuts {
+                let (chunk, tail) = rest.split_at(cut.min(rest.len()));
+                events.extend(chunked.push_bytes(&Bytes::copy_from_slice(chunk)).unwrap());
+                rest = tail;
+            }
+            events.extend(chunked.push(rest).unwrap());
+            proptest::prop_assert_eq!(events, expected);
+            proptest::prop_assert_eq!(chunked.has_partial(), whole.has_partial());
+        }
     }
 }

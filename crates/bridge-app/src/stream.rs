@@ -54,7 +54,9 @@ use bridge_ir::{
     Artifact, Binding, Call, ErrorCode, GetTaskParams, Method, Reply, Revision, RpcError,
     StreamEvent, Task, TaskArtifactUpdateEvent, TaskState, TaskStatus, TaskStatusUpdateEvent,
 };
-use bytes::Bytes;
+use std::task::Poll;
+
+use bytes::{Bytes, BytesMut};
 use futures_util::StreamExt;
 use http::{HeaderValue, StatusCode, header};
 
@@ -107,21 +109,7 @@ pub(crate) async fn open(
     let extensions = crate::headers::toward_caller(&response.headers, context.caller);
     let context_caller = context.caller;
     let binding = context.binding;
-    let mut translator = Translator {
-        bridge: Arc::clone(bridge),
-        task_first: context.caller == Revision::V1_0
-            && context.upstream == Revision::V0_3
-            && method == bridge_ir::Method::SendStreamingMessage,
-        subscription: subscribed.is_some(),
-        skip_repeated_task: snapshot.is_some(),
-        task: subscribed,
-        last_status: None,
-        seen_artifacts: Vec::new(),
-        sent_any: false,
-        ended: false,
-        refusal: None,
-        context,
-    };
+    let mut translator = Translator::new(bridge, context, method, subscribed, snapshot.is_some());
     let mut pending = VecDeque::new();
     if let Some(event) = snapshot {
         pending.extend(translator.event(event));
@@ -251,9 +239,38 @@ struct Translator {
     ended: bool,
     /// The error that ended the stream before any event, for `open` to answer as a refusal.
     refusal: Option<RpcError>,
+    /// The task index entry this stream last recorded.
+    indexed: Option<crate::store::TaskEntry>,
 }
 
 impl Translator {
+    /// The translator of a `method` stream; `task` is the subscribed task, `snapshot` whether
+    /// the task's snapshot goes first.
+    fn new(
+        bridge: &Arc<Bridge>,
+        context: Context,
+        method: Method,
+        task: Option<(String, String)>,
+        snapshot: bool,
+    ) -> Self {
+        Self {
+            bridge: Arc::clone(bridge),
+            task_first: context.caller == Revision::V1_0
+                && context.upstream == Revision::V0_3
+                && method == Method::SendStreamingMessage,
+            subscription: task.is_some(),
+            skip_repeated_task: snapshot,
+            task,
+            last_status: None,
+            seen_artifacts: Vec::new(),
+            sent_any: false,
+            ended: false,
+            refusal: None,
+            indexed: None,
+            context,
+        }
+    }
+
     /// Whether `event` ends the caller's stream.
     fn ends(&self, event: &StreamEvent) -> bool {
         if !self.subscription {
@@ -269,8 +286,13 @@ impl Translator {
     /// The frames for one upstream event.
     fn event(&mut self, mut event: StreamEvent) -> Vec<Bytes> {
         let mut frames = Vec::with_capacity(1);
-        if let Some(task) = task_of(&event) {
-            self.task = Some(task);
+        if let Some((id, context_id)) = task_of(&event)
+            && self
+                .task
+                .as_ref()
+                .is_none_or(|(known, known_context)| known != id || known_context != context_id)
+        {
+            self.task = Some((id.to_owned(), context_id.to_owned()));
         }
         if self.skip_repeated_task && self.sent_any {
             self.skip_repeated_task = false;
@@ -527,28 +549,27 @@ impl Translator {
     }
 
     /// Records the task a 0.3 agent's event shows in the task index (`crate::store`), for
-    /// `ListTasks`, which 0.3 lacks.
-    async fn index(&self, event: &StreamEvent) {
+    /// `ListTasks`, which 0.3 lacks. An entry this stream recorded already, unchanged (a stream
+    /// of progress events repeating one status), is not written again.
+    async fn index(&mut self, event: &StreamEvent) {
         if self.context.upstream != Revision::V0_3 {
             return;
         }
-        match event {
-            StreamEvent::Task(task) => {
-                crate::pipeline::index_task(&self.bridge, &self.context, task).await;
-            }
-            StreamEvent::StatusUpdate(update) => {
-                let task = Task {
-                    id: update.task_id.clone(),
-                    context_id: Some(update.context_id.clone()),
-                    status: update.status.clone(),
-                    artifacts: None,
-                    history: None,
-                    metadata: None,
-                };
-                crate::pipeline::index_task(&self.bridge, &self.context, &task).await;
-            }
-            StreamEvent::Message(_) | StreamEvent::ArtifactUpdate(_) => {}
+        let entry = match event {
+            StreamEvent::Task(task) => crate::pipeline::task_entry(task),
+            StreamEvent::StatusUpdate(update) => crate::store::TaskEntry {
+                id: update.task_id.clone(),
+                context_id: update.context_id.clone(),
+                state: update.status.state,
+                status_time: update.status.timestamp.clone().unwrap_or_default(),
+            },
+            StreamEvent::Message(_) | StreamEvent::ArtifactUpdate(_) => return,
+        };
+        if self.indexed.as_ref() == Some(&entry) {
+            return;
         }
+        crate::pipeline::record_entry(&self.bridge, &self.context, entry.clone()).await;
+        self.indexed = Some(entry);
     }
 
     /// The frames for one upstream SSE event's data.
@@ -623,21 +644,15 @@ fn not_json_rpc(why: &str) -> RpcError {
 }
 
 /// The task an event is about, with its context id.
-fn task_of(event: &StreamEvent) -> Option<(String, String)> {
+fn task_of(event: &StreamEvent) -> Option<(&str, &str)> {
     match event {
-        StreamEvent::Task(task) => {
-            Some((task.id.clone(), task.context_id.clone().unwrap_or_default()))
-        }
+        StreamEvent::Task(task) => Some((&task.id, task.context_id.as_deref().unwrap_or_default())),
         StreamEvent::Message(message) => message
             .task_id
-            .clone()
-            .map(|id| (id, message.context_id.clone().unwrap_or_default())),
-        StreamEvent::StatusUpdate(update) => {
-            Some((update.task_id.clone(), update.context_id.clone()))
-        }
-        StreamEvent::ArtifactUpdate(update) => {
-            Some((update.task_id.clone(), update.context_id.clone()))
-        }
+            .as_deref()
+            .map(|id| (id, message.context_id.as_deref().unwrap_or_default())),
+        StreamEvent::StatusUpdate(update) => Some((&update.task_id, &update.context_id)),
+        StreamEvent::ArtifactUpdate(update) => Some((&update.task_id, &update.context_id)),
     }
 }
 
@@ -712,16 +727,46 @@ struct State {
     translator: Translator,
 }
 
+/// How many bytes of frames a stream gathers from what the upstream has already delivered before
+/// it hands them to the server as one write.
+const GATHER_LIMIT: usize = 32 * 1024;
+
 impl State {
     async fn next(mut self) -> Option<(Bytes, Self)> {
         let frame = self.next_frame().await?;
         Some((frame, self))
     }
 
+    /// The next frames to write: every frame ready now, as one buffer.
+    ///
+    /// # Why frames are gathered
+    ///
+    /// The upstream connection hands its body over one HTTP chunk (usually one event) at a
+    /// time, however many it read from the socket at once. Written as it came, each event would
+    /// be a write of its own to the caller. After each upstream chunk the stream lets the
+    /// connection hand over what it has already read (it yields to the scheduler) and takes it
+    /// too when it is there, so that one write carries every event of one upstream read. When
+    /// nothing more has arrived the frames go out at once: no event waits for a later one.
     async fn next_frame(&mut self) -> Option<Bytes> {
+        let mut gather = false;
         loop {
-            if let Some(frame) = self.pending.pop_front() {
-                return Some(frame);
+            if !self.pending.is_empty() {
+                if gather
+                    && !self.translator.ended
+                    && self.pending.iter().map(Bytes::len).sum::<usize>() < GATHER_LIMIT
+                    && let Source::Upstream(body) = &mut self.source
+                {
+                    // Two turns of the scheduler: one for the connection to take its next
+                    // chunk, one for it to hand the chunk over.
+                    yield_once().await;
+                    yield_once().await;
+                    let ready = std::future::poll_fn(|cx| Poll::Ready(body.poll_next_unpin(cx)));
+                    if let Poll::Ready(item) = ready.await {
+                        gather = self.upstream(item).await;
+                        continue;
+                    }
+                }
+                return Some(self.take_pending());
             }
             if self.translator.ended {
                 // Dropping the body here cancels the upstream request.
@@ -736,66 +781,114 @@ impl State {
                     let frames = self.translator.poll().await;
                     self.pending.extend(frames);
                 }
-                Source::Upstream(body) => match body.next().await {
-                    None => {
-                        let (frames, followed) = self.translator.closed_early().await;
-                        self.pending.extend(frames);
-                        self.source = if followed {
-                            Source::Follow
-                        } else {
-                            Source::Done
-                        };
-                    }
-                    Some(Err(error)) if self.translator.subscription => {
-                        // An agent may give up a subscription by breaking the connection
-                        // (a2a-sdk 0.3's REST server aborts the body): follow the task if it
-                        // is still running.
-                        let failure = pipeline::upstream_failure(&error);
-                        let (frames, followed) = self.translator.upstream_refused(failure).await;
-                        self.pending.extend(frames);
-                        self.source = if followed {
-                            Source::Follow
-                        } else {
-                            Source::Done
-                        };
-                    }
-                    Some(Err(error)) => {
-                        self.source = Source::Done;
-                        return Some(self.translator.error(pipeline::upstream_failure(&error)));
-                    }
-                    Some(Ok(chunk)) => match self.splitter.push(&chunk) {
-                        Ok(events) => {
-                            for event in events {
-                                let (frames, followed) = if crate::pipeline::rest_form(
-                                    self.translator.context.upstream_binding,
-                                ) {
-                                    self.translator.rest_data(&event).await
-                                } else {
-                                    self.translator.data(&event.data).await
-                                };
-                                self.pending.extend(frames);
-                                if followed {
-                                    self.source = Source::Follow;
-                                    break;
-                                }
-                                if self.translator.ended {
-                                    break;
-                                }
-                            }
-                        }
-                        Err(too_large) => {
-                            self.source = Source::Done;
-                            return Some(self.translator.error(RpcError::new(
-                                ErrorCode::InvalidAgentResponse,
-                                format!(
-                                    "an upstream stream event exceeds the {}-byte limit",
-                                    too_large.limit
-                                ),
-                            )));
-                        }
-                    },
-                },
+                Source::Upstream(body) => {
+                    let item = body.next().await;
+                    gather = self.upstream(item).await;
+                }
             }
         }
     }
+
+    /// Every pending frame, joined.
+    fn take_pending(&mut self) -> Bytes {
+        if self.pending.len() == 1
+            && let Some(frame) = self.pending.pop_front()
+        {
+            return frame;
+        }
+        let length = self.pending.iter().map(Bytes::len).sum();
+        let mut joined = BytesMut::with_capacity(length);
+        for frame in self.pending.drain(..) {
+            joined.extend_from_slice(&frame);
+        }
+        joined.freeze()
+    }
+
+    /// Takes what the upstream body gave; `true` when it was a chunk and the stream goes on
+    /// reading the body.
+    async fn upstream(
+        &mut self,
+        item: Option<Result<Bytes, crate::upstream::UpstreamError>>,
+    ) -> bool {
+        match item {
+            None => {
+                let (frames, followed) = self.translator.closed_early().await;
+                self.pending.extend(frames);
+                self.source = if followed {
+                    Source::Follow
+                } else {
+                    Source::Done
+                };
+                false
+            }
+            Some(Err(error)) if self.translator.subscription => {
+                // An agent may give up a subscription by breaking the connection
+                // (a2a-sdk 0.3's REST server aborts the body): follow the task if it
+                // is still running.
+                let failure = pipeline::upstream_failure(&error);
+                let (frames, followed) = self.translator.upstream_refused(failure).await;
+                self.pending.extend(frames);
+                self.source = if followed {
+                    Source::Follow
+                } else {
+                    Source::Done
+                };
+                false
+            }
+            Some(Err(error)) => {
+                self.source = Source::Done;
+                let frame = self.translator.error(pipeline::upstream_failure(&error));
+                self.pending.push_back(frame);
+                false
+            }
+            Some(Ok(chunk)) => match self.splitter.push_bytes(&chunk) {
+                Ok(events) => {
+                    for event in events {
+                        let (frames, followed) =
+                            if crate::pipeline::rest_form(self.translator.context.upstream_binding)
+                            {
+                                self.translator.rest_data(&event).await
+                            } else {
+                                self.translator.data(&event.data).await
+                            };
+                        self.pending.extend(frames);
+                        if followed {
+                            self.source = Source::Follow;
+                            return false;
+                        }
+                        if self.translator.ended {
+                            return false;
+                        }
+                    }
+                    true
+                }
+                Err(too_large) => {
+                    self.source = Source::Done;
+                    let frame = self.translator.error(RpcError::new(
+                        ErrorCode::InvalidAgentResponse,
+                        format!(
+                            "an upstream stream event exceeds the {}-byte limit",
+                            too_large.limit
+                        ),
+                    ));
+                    self.pending.push_back(frame);
+                    false
+                }
+            },
+        }
+    }
+}
+
+/// Lets every task that is ready run once before this one goes on: pending once, waking itself.
+async fn yield_once() {
+    let mut yielded = false;
+    std::future::poll_fn(|cx| {
+        if yielded {
+            return Poll::Ready(());
+        }
+        yielded = true;
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    })
+    .await;
 }

@@ -156,6 +156,8 @@ pub enum Received {
         headers: http::HeaderMap,
         /// The events.
         events: Vec<serde_json::Value>,
+        /// How many body frames (writes to the caller) carried them.
+        frames: usize,
     },
 }
 
@@ -221,7 +223,9 @@ pub async fn call(
             head, mut frames, ..
         } => {
             let mut events = Vec::new();
+            let mut count = 0;
             while let Some(frame) = frames.next().await {
+                count += 1;
                 let text = String::from_utf8_lossy(&frame).into_owned();
                 for line in text.lines() {
                     if let Some(data) = line.strip_prefix("data: ") {
@@ -232,6 +236,7 @@ pub async fn call(
             Received::Stream {
                 headers: head.headers,
                 events,
+                frames: count,
             }
         }
     }

@@ -181,7 +181,10 @@ async fn a_streaming_call_the_upstream_refuses_is_one_error_event_to_0_3_and_pla
     let resubscribe =
         json!({"jsonrpc": "2.0", "id": 1, "method": "tasks/resubscribe", "params": {"id": "t-1"}});
     let got = rpc(&b, &[], &resubscribe).await;
-    let Received::Stream { headers, events } = &got else {
+    let Received::Stream {
+        headers, events, ..
+    } = &got
+    else {
         panic!("a 0.3 caller reads a stream's refusal from an event stream: {got:#?}");
     };
     assert_eq!(headers["content-type"], "text/event-stream");
@@ -449,4 +452,149 @@ async fn an_unknown_task_is_refused_and_not_followed() {
     assert_eq!(got.events()[0]["error"]["code"], -32001);
     let methods: Vec<_> = agent.calls().iter().map(|c| c["method"].clone()).collect();
     assert_eq!(methods, [json!("tasks/resubscribe"), json!("tasks/get")]);
+}
+
+/// A store that counts the task index writes it is asked for.
+#[derive(Debug, Default)]
+struct CountingStore {
+    inner: bridge_app::store::MemoryStore,
+    writes: std::sync::atomic::AtomicUsize,
+}
+
+impl bridge_app::store::Store for CountingStore {
+    fn record_task(
+        &self,
+        scope: &str,
+        entry: bridge_app::store::TaskEntry,
+    ) -> futures_util::future::BoxFuture<'_, Result<(), bridge_app::store::StoreError>> {
+        self.writes
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.inner.record_task(scope, entry)
+    }
+    fn tasks(
+        &self,
+        scope: &str,
+    ) -> futures_util::future::BoxFuture<
+        '_,
+        Result<Vec<bridge_app::store::TaskEntry>, bridge_app::store::StoreError>,
+    > {
+        self.inner.tasks(scope)
+    }
+    fn put_registration(
+        &self,
+        registration: &bridge_app::push::Registration,
+    ) -> futures_util::future::BoxFuture<'_, Result<(), bridge_app::store::StoreError>> {
+        self.inner.put_registration(registration)
+    }
+    fn registration(
+        &self,
+        secret: &str,
+    ) -> futures_util::future::BoxFuture<
+        '_,
+        Result<Option<bridge_app::push::Registration>, bridge_app::store::StoreError>,
+    > {
+        self.inner.registration(secret)
+    }
+    fn drop_registration(
+        &self,
+        secret: &str,
+    ) -> futures_util::future::BoxFuture<'_, Result<(), bridge_app::store::StoreError>> {
+        self.inner.drop_registration(secret)
+    }
+    fn put_pending(
+        &self,
+        pending: &bridge_app::store::Pending,
+        lease: std::time::Duration,
+    ) -> futures_util::future::BoxFuture<'_, Result<(), bridge_app::store::StoreError>> {
+        self.inner.put_pending(pending, lease)
+    }
+    fn renew_pending(
+        &self,
+        ids: &[String],
+        lease: std::time::Duration,
+    ) -> futures_util::future::BoxFuture<'_, Result<(), bridge_app::store::StoreError>> {
+        self.inner.renew_pending(ids, lease)
+    }
+    fn claim_pending(
+        &self,
+        lease: std::time::Duration,
+        max: usize,
+    ) -> futures_util::future::BoxFuture<
+        '_,
+        Result<Vec<bridge_app::store::Pending>, bridge_app::store::StoreError>,
+    > {
+        self.inner.claim_pending(lease, max)
+    }
+    fn drop_pending(
+        &self,
+        id: &str,
+    ) -> futures_util::future::BoxFuture<'_, Result<(), bridge_app::store::StoreError>> {
+        self.inner.drop_pending(id)
+    }
+}
+
+#[tokio::test]
+async fn events_the_upstream_delivered_together_go_out_together_and_a_repeated_status_is_indexed_once()
+ {
+    const PROGRESS: usize = 40;
+    let agent = upstream(card_v03(), |_, body| {
+        let id = &body["id"];
+        let mut chunks = Vec::new();
+        for _ in 0..PROGRESS {
+            chunks.push(sse(&status_v03(id, "working", false)));
+            chunks.push(sse(&artifact_v03(id)));
+        }
+        chunks.push(sse(&status_v03(id, "completed", true)));
+        Answer::Chunks(chunks)
+    });
+    let store = Arc::new(CountingStore::default());
+    let b = Arc::new(
+        bridge_app::Bridge::new(
+            bridge_app::Settings::new("http://bridge/", "http://agent"),
+            bridge_scenarios::codecs(),
+            agent,
+            Arc::new(bridge_app::CardCache::default()),
+        )
+        .with_store(Arc::clone(&store) as Arc<dyn bridge_app::store::Store>),
+    );
+    let got = rpc(&b, &[V1], &stream_v10()).await;
+    let Received::Stream { events, frames, .. } = &got else {
+        panic!("expected a stream, got {got:#?}");
+    };
+    // The Task first, then every event in order.
+    assert_eq!(events.len(), 2 * PROGRESS + 2, "{events:#?}");
+    assert_eq!(events[0]["result"]["task"]["id"], "t-1");
+    for (i, event) in events[1..=2 * PROGRESS].iter().enumerate() {
+        let kind = if i % 2 == 0 {
+            "statusUpdate"
+        } else {
+            "artifactUpdate"
+        };
+        assert!(event["result"].get(kind).is_some(), "event {i}: {event}");
+    }
+    assert_eq!(
+        events[2 * PROGRESS + 1]["result"]["statusUpdate"]["status"]["state"],
+        "TASK_STATE_COMPLETED"
+    );
+    // Every chunk was there at once: far fewer writes than events.
+    assert!(
+        *frames * 10 < events.len(),
+        "{frames} frames carried {} events",
+        events.len()
+    );
+    // One write for `working` (repeated unchanged), one for `completed`.
+    assert_eq!(
+        store.writes.load(std::sync::atomic::Ordering::Relaxed),
+        2,
+        "task index writes"
+    );
+    let entries = bridge_app::store::Store::tasks(&store.inner, "")
+        .await
+        .unwrap();
+    assert!(
+        entries
+            .iter()
+            .any(|e| e.id == "t-1" && e.state == bridge_ir::TaskState::Completed),
+        "{entries:?}"
+    );
 }
