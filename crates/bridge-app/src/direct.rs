@@ -196,6 +196,65 @@ impl<'a> Reader<'a> {
         crate::wire_support::decode(raw.as_bytes()).or_else(|| serde_json::from_str(raw).ok())
     }
 
+    /// The next value as a JSON object. Read directly when it holds only what the direct reader
+    /// takes (member names without escapes, each once; strings, integers within `i64`,
+    /// booleans, `null`, arrays and objects); anything else is decoded by [`Reader::value`].
+    pub fn json_object(&mut self) -> Option<serde_json::Map<String, serde_json::Value>> {
+        let (at, depth) = (self.scan.at, self.depth);
+        if let Some(serde_json::Value::Object(map)) = self.plain() {
+            return Some(map);
+        }
+        self.scan.at = at;
+        self.depth = depth;
+        self.value()
+    }
+
+    /// The next value as JSON, read as [`Reader::json_object`] reads.
+    pub fn json(&mut self) -> Option<serde_json::Value> {
+        let (at, depth) = (self.scan.at, self.depth);
+        if let Some(value) = self.plain() {
+            return Some(value);
+        }
+        self.scan.at = at;
+        self.depth = depth;
+        self.value()
+    }
+
+    /// A value of the plain kinds [`Reader::json_object`] names; `None` at anything else.
+    fn plain(&mut self) -> Option<serde_json::Value> {
+        use serde_json::Value;
+        self.scan.whitespace();
+        match self.scan.peek()? {
+            b'"' => self.str().map(|text| Value::String(text.into_owned())),
+            b'{' => {
+                self.object()?;
+                let mut map = serde_json::Map::new();
+                let mut first = true;
+                while let Some(name) = self.key(&mut first)? {
+                    let value = self.plain()?;
+                    if map.insert(name.to_owned(), value).is_some() {
+                        return None;
+                    }
+                }
+                Some(Value::Object(map))
+            }
+            b'[' => {
+                self.array()?;
+                let mut items = Vec::new();
+                let mut first = true;
+                while self.element(&mut first)? {
+                    items.push(self.plain()?);
+                }
+                Some(Value::Array(items))
+            }
+            b't' | b'f' => self.bool().map(Value::Bool),
+            b'n' => self.null().then_some(Value::Null),
+            // `serde_json` reads `-0` as a float.
+            b'-' => self.integer().filter(|&n| n != 0).map(Value::from),
+            _ => self.integer().map(Value::from),
+        }
+    }
+
     /// Ends the document: nothing but whitespace may follow.
     #[must_use]
     pub fn end(mut self) -> Option<()> {
@@ -456,6 +515,34 @@ mod tests {
         ));
         assert_eq!(reader.element(&mut first), Some(false));
         reader.end().unwrap();
+    }
+
+    #[test]
+    fn json_values_read_directly_are_those_serde_json_reads() {
+        for text in [
+            r#"{"a":"x","b":[1,-2,true,false,null,{"c":{}}],"d":[]}"#,
+            r#"{"benchTs":"1796165265947783375"}"#,
+            r#"{ "a" : 1.5 , "b" : 1e3 }"#,
+            r#"{"n":-0,"m":18446744073709551615,"o":-9223372036854775808}"#,
+            r#"{"e\u0041":"\n\u00e9"}"#,
+            r#"{"a":1,"a":2}"#,
+            "{}",
+        ] {
+            let expected: serde_json::Value = serde_json::from_str(text).unwrap();
+            let mut reader = Reader::new(text.as_bytes()).unwrap();
+            assert_eq!(reader.json(), Some(expected.clone()), "{text}");
+            reader.end().unwrap();
+            let mut reader = Reader::new(text.as_bytes()).unwrap();
+            assert_eq!(
+                reader.json_object().map(serde_json::Value::Object),
+                Some(expected),
+                "{text}"
+            );
+        }
+        for text in ["[1]", "\"s\"", "2"] {
+            let mut reader = Reader::new(text.as_bytes()).unwrap();
+            assert_eq!(reader.json_object(), None, "{text}");
+        }
     }
 
     #[test]

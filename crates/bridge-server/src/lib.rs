@@ -579,7 +579,11 @@ struct EventSource {
     keepalive: Duration,
     /// Written last when `end` is raised before the frames run out.
     farewell: Option<Bytes>,
-    /// Resolves when the grace period is over (or the server is gone).
+    /// Raised when the grace period is over; read on every poll (an atomic load until it
+    /// changes).
+    end_flag: watch::Receiver<bool>,
+    /// Resolves when the grace period is over (or the server is gone): polled only when the
+    /// frames are pending, so that the raise wakes the stream.
     end: Pin<Box<dyn Future<Output = ()> + Send>>,
     /// Fires at the earliest instant the stream could have been quiet for `keepalive`.
     quiet: Pin<Box<tokio::time::Sleep>>,
@@ -593,13 +597,16 @@ impl EventSource {
         frames: FrameStream,
         keepalive: Duration,
         farewell: Option<Bytes>,
-        mut end: watch::Receiver<bool>,
+        end: watch::Receiver<bool>,
     ) -> Self {
         let now = tokio::time::Instant::now();
+        let end_flag = end.clone();
+        let mut end = end;
         Self {
             frames,
             keepalive,
             farewell,
+            end_flag,
             end: Box::pin(async move { raised(&mut end).await }),
             quiet: Box::pin(tokio::time::sleep_until(now + keepalive)),
             last_frame: now,
@@ -620,8 +627,14 @@ impl Body for EventSource {
         if this.done {
             return Poll::Ready(None);
         }
-        // Shutdown first, so a chatty stream cannot outrun it.
-        if this.end.as_mut().poll(cx).is_ready() {
+        // Shutdown first, so a chatty stream cannot outrun it. The flag is read on every poll;
+        // the waiter is polled when the stream is about to wait.
+        let ended = match this.end_flag.has_changed() {
+            Ok(false) => false,
+            Ok(true) => *this.end_flag.borrow(),
+            Err(_) => true,
+        };
+        if ended {
             this.done = true;
             return Poll::Ready(this.farewell.take().map(|frame| Ok(Frame::data(frame))));
         }
@@ -635,6 +648,10 @@ impl Body for EventSource {
                 return Poll::Ready(None);
             }
             Poll::Pending => {}
+        }
+        if this.end.as_mut().poll(cx).is_ready() {
+            this.done = true;
+            return Poll::Ready(this.farewell.take().map(|frame| Ok(Frame::data(frame))));
         }
         loop {
             if this.quiet.as_mut().poll(cx).is_pending() {

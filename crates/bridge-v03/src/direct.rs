@@ -167,7 +167,7 @@ fn send_params(bytes: &[u8]) -> Option<SendMessageParams> {
             }
             "metadata" => {
                 once(&mut seen, 2)?;
-                metadata = Some(r.value::<JsonObject>()?);
+                metadata = Some(r.json_object()?);
             }
             _ => return None,
         }
@@ -335,7 +335,7 @@ fn read_message(r: &mut Reader<'_>) -> Option<Message> {
             }
             "metadata" => {
                 once(&mut seen, 6)?;
-                message.metadata = Some(r.value::<JsonObject>()?);
+                message.metadata = Some(r.json_object()?);
             }
             "extensions" => {
                 once(&mut seen, 7)?;
@@ -389,11 +389,11 @@ fn read_part(r: &mut Reader<'_>) -> Option<Part> {
             }
             "data" => {
                 once(&mut seen, 3)?;
-                data = Some(r.value::<Value>()?);
+                data = Some(r.json()?);
             }
             "metadata" => {
                 once(&mut seen, 4)?;
-                metadata = Some(r.value::<JsonObject>()?);
+                metadata = Some(r.json_object()?);
             }
             _ => return None,
         }
@@ -519,7 +519,7 @@ fn read_artifact(r: &mut Reader<'_>) -> Option<Artifact> {
             }
             "metadata" => {
                 once(&mut seen, 4)?;
-                metadata = Some(r.value::<JsonObject>()?);
+                metadata = Some(r.json_object()?);
             }
             "extensions" => {
                 once(&mut seen, 5)?;
@@ -701,7 +701,7 @@ fn read_slots(r: &mut Reader<'_>) -> Option<(u64, Slots)> {
             }
             "metadata" => {
                 once(&mut seen, m::METADATA)?;
-                s.metadata = Some(r.value::<JsonObject>()?);
+                s.metadata = Some(r.json_object()?);
             }
             "role" => {
                 once(&mut seen, m::ROLE)?;

@@ -136,7 +136,7 @@ fn int32(r: &mut Reader<'_>) -> Option<i32> {
 }
 
 fn metadata(r: &mut Reader<'_>) -> Option<JsonObject> {
-    r.value::<JsonObject>()
+    r.json_object()
 }
 
 /// `SendMessageRequest`: `tenant`, `message` (required), `configuration`, `metadata`.
@@ -338,7 +338,7 @@ fn part(r: &mut Reader<'_>) -> Option<Part> {
             "text" => PartContent::Text(r.string()?),
             "raw" => PartContent::Raw(r.string()?),
             "url" => PartContent::Url(r.string()?),
-            "data" => PartContent::Data(r.value()?),
+            "data" => PartContent::Data(r.json()?),
             "metadata" => {
                 once(&mut seen, 0)?;
                 part.metadata = Some(metadata(r)?);

@@ -681,6 +681,46 @@ mod farewell {
     }
 
     #[tokio::test]
+    async fn a_stream_whose_frames_are_always_ready_still_ends_with_its_farewell() {
+        let handler = Fake(
+            |_request: InboundRequest| -> BoxFuture<'static, InboundResponse> {
+                let (head, ()) = http::Response::new(()).into_parts();
+                Box::pin(async move {
+                    InboundResponse::Stream {
+                        head,
+                        frames: Box::pin(futures_util::stream::repeat(Bytes::from_static(
+                            b"data: x\n\n",
+                        ))),
+                        farewell: Some(Bytes::from_static(b"data: farewell\n\n")),
+                    }
+                })
+            },
+        );
+        let config = ServerConfig {
+            shutdown_grace: Duration::from_millis(100),
+            ..ServerConfig::default()
+        };
+        let mut server = Server::start(Arc::new(handler), config).await;
+        let response = client().post(server.url("/")).send().await.unwrap();
+        let mut body = response.bytes_stream();
+        assert!(
+            body.next()
+                .await
+                .unwrap()
+                .unwrap()
+                .starts_with(b"data: x\n\n")
+        );
+        server.begin_shutdown();
+        let rest = rest_of(&mut body).await;
+        assert!(
+            rest.ends_with(b"data: x\n\ndata: farewell\n\n"),
+            "the stream ends with the farewell after whole events: ...{:?}",
+            String::from_utf8_lossy(&rest[rest.len().saturating_sub(64)..])
+        );
+        server.stop().await;
+    }
+
+    #[tokio::test]
     async fn the_connection_of_a_farewelled_stream_is_closed() {
         use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
         let (handler, _frames, _dropped) = streaming();
