@@ -24,12 +24,12 @@
 //! | `a2a_bridge_config_last_reload_timestamp_seconds` | | when the last reload was tried |
 //! | `a2a_bridge_connections_open`, `a2a_bridge_requests_in_flight` | | the inbound server's live counters |
 
-use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use bridge_app::Observer;
-use bridge_ir::{Loss, Method, Revision};
+use bridge_ir::{Binding, Loss, Method, Revision};
 use bridge_server::ServerStats;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -280,7 +280,86 @@ impl Metrics {
         Arc::new(RouteObserver {
             route: route.to_owned(),
             metrics: Arc::clone(self),
+            exchanges: (0..Method::ALL.len()).map(|_| OnceLock::new()).collect(),
         })
+    }
+
+    /// The request counters of `route`, for [`RouteRequests::answered`].
+    #[must_use]
+    pub fn route_requests(self: &Arc<Self>, route: &str) -> RouteRequests {
+        RouteRequests {
+            route: route.to_owned(),
+            metrics: Arc::clone(self),
+            answered: (0..Revision::ALL.len() * BINDINGS * Method::ALL.len())
+                .map(|_| OnceLock::new())
+                .collect(),
+        }
+    }
+}
+
+/// How many bindings there are ([`binding_index`]).
+const BINDINGS: usize = 3;
+
+fn binding_index(binding: Binding) -> usize {
+    match binding {
+        Binding::JsonRpc => 0,
+        Binding::HttpJson => 1,
+        Binding::Grpc => 2,
+    }
+}
+
+fn method_index(method: Method) -> usize {
+    Method::ALL.iter().position(|m| *m == method).unwrap_or(0)
+}
+
+/// One route's `a2a_bridge_requests_total` series.
+///
+/// # Why the series of answered calls are kept apart
+///
+/// A family finds a series by hashing its labels, which are strings built for the lookup. The
+/// series nearly every request counts — a call answered without error, by caller revision,
+/// binding and method — are looked up once each and then kept here, indexed by those three, so
+/// counting one costs an atomic add.
+#[derive(Debug)]
+pub struct RouteRequests {
+    route: String,
+    metrics: Arc<Metrics>,
+    answered: Box<[OnceLock<Counter>]>,
+}
+
+impl RouteRequests {
+    /// Counts a call of `method` from a `caller` over `binding` answered without error.
+    pub fn answered(&self, caller: Revision, binding: Binding, method: Method) {
+        let revision = usize::from(caller == Revision::V1_0);
+        let index = (revision * BINDINGS + binding_index(binding)) * Method::ALL.len()
+            + method_index(method);
+        let Some(slot) = self.answered.get(index) else {
+            return;
+        };
+        slot.get_or_init(|| {
+            self.metrics
+                .requests
+                .get_or_create(&RequestLabels {
+                    route: self.route.clone(),
+                    caller: caller.as_str().to_owned(),
+                    binding: binding.label().to_owned(),
+                    method: method.label().to_owned(),
+                    code: "ok".to_owned(),
+                })
+                .clone()
+        })
+        .inc();
+    }
+
+    /// Counts a request by its labels (any outcome).
+    pub fn other(&self, labels: &RequestLabels) {
+        self.metrics.request(labels);
+    }
+
+    /// The route's name.
+    #[must_use]
+    pub fn route(&self) -> &str {
+        &self.route
     }
 }
 
@@ -289,6 +368,9 @@ impl Metrics {
 struct RouteObserver {
     route: String,
     metrics: Arc<Metrics>,
+    /// The latency series of exchanges the agent answered with 200, by method (see
+    /// [`RouteRequests`] for why).
+    exchanges: Box<[OnceLock<Histogram>]>,
 }
 
 impl Observer for RouteObserver {
@@ -308,6 +390,22 @@ impl Observer for RouteObserver {
     fn upstream_exchange(&self, method: Method, status: Option<u16>, elapsed: Duration) {
         // The exchange runs inside the request's span (the handler instruments the future).
         tracing::Span::current().record("upstream_status", status.unwrap_or(0));
+        if status == Some(200)
+            && let Some(slot) = self.exchanges.get(method_index(method))
+        {
+            let series = slot.get_or_init(|| {
+                self.metrics
+                    .upstream
+                    .get_or_create(&UpstreamLabels {
+                        route: self.route.clone(),
+                        method: method.label().to_owned(),
+                        status: "200".to_owned(),
+                    })
+                    .clone()
+            });
+            series.observe(elapsed.as_secs_f64());
+            return;
+        }
         self.metrics
             .upstream
             .get_or_create(&UpstreamLabels {
@@ -357,6 +455,70 @@ impl Observer for RouteObserver {
             gauge.inc();
         } else {
             gauge.dec();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BINDINGS_ALL: [Binding; BINDINGS] = [Binding::JsonRpc, Binding::HttpJson, Binding::Grpc];
+
+    fn series(text: &str, labels: &str) -> Option<f64> {
+        text.lines()
+            .find_map(|line| line.strip_prefix(&format!("a2a_bridge_requests_total{{{labels}}} ")))
+            .and_then(|value| value.parse().ok())
+    }
+
+    #[test]
+    fn each_answered_call_counts_in_the_one_series_its_labels_name() {
+        let metrics = Arc::new(Metrics::new());
+        let requests = metrics.route_requests("r");
+        // The n-th combination is counted n times: a shared or misplaced handle shows.
+        let mut n = 0;
+        for caller in Revision::ALL {
+            for binding in BINDINGS_ALL {
+                for method in Method::ALL {
+                    n += 1;
+                    for _ in 0..n {
+                        requests.answered(caller, binding, method);
+                    }
+                }
+            }
+        }
+        // The labels path reaches the same series.
+        requests.other(&RequestLabels {
+            route: "r".into(),
+            caller: "1.0".into(),
+            binding: Binding::Grpc.label().into(),
+            method: Method::GetTask.label().into(),
+            code: "ok".into(),
+        });
+        let text = metrics.encode();
+        let mut n = 0;
+        for caller in Revision::ALL {
+            for binding in BINDINGS_ALL {
+                for method in Method::ALL {
+                    n += 1;
+                    let labels = format!(
+                        "route=\"r\",caller=\"{}\",binding=\"{}\",method=\"{}\",code=\"ok\"",
+                        caller.as_str(),
+                        binding.label(),
+                        method.label()
+                    );
+                    let extra = u32::from(
+                        caller == Revision::V1_0
+                            && binding == Binding::Grpc
+                            && method == Method::GetTask,
+                    );
+                    assert_eq!(
+                        series(&text, &labels),
+                        Some(f64::from(n + extra)),
+                        "{labels}\n{text}"
+                    );
+                }
+            }
         }
     }
 }

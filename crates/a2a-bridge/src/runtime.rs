@@ -60,7 +60,7 @@ use tokio::sync::Notify;
 use tracing::Instrument as _;
 
 use crate::config::{Resolved, RouteConfig};
-use crate::metrics::{Metrics, RequestLabels};
+use crate::metrics::{Metrics, RequestLabels, RouteRequests};
 
 /// The gRPC services the bridge serves: both revisions', with the error form each defines.
 ///
@@ -141,6 +141,8 @@ pub struct Route {
     pub host: Option<String>,
     /// The pipeline.
     pub bridge: Arc<Bridge>,
+    /// Its request counters.
+    pub requests: Arc<RouteRequests>,
 }
 
 impl Route {
@@ -346,8 +348,7 @@ impl Gateway {
             _ => "unknown",
         };
         let bridge = Arc::clone(&route.bridge);
-        let route_name = route.name.clone();
-        let metrics = Arc::clone(&self.metrics);
+        let requests = Arc::clone(&route.requests);
         Box::pin(async move {
             let started = tokio::time::Instant::now();
             let mut response = Arc::clone(&bridge)
@@ -371,29 +372,69 @@ impl Gateway {
                 }
                 info
             });
-            let labels = request_labels(&route_name, info, status, is_card, header_caller);
-            if let Some(info) = info {
-                span.record("caller", info.caller.as_str());
-                span.record("binding", info.binding.label());
-                if let Some(upstream) = info.upstream {
-                    span.record("upstream", upstream.as_str());
-                }
-                if let Some(binding) = info.upstream_binding {
-                    span.record("upstream_binding", binding.label());
-                }
-            }
-            span.record("method", labels.method.as_str());
-            span.record("code", labels.code.as_str());
-            span.in_scope(|| {
-                tracing::info!(
-                    status = status.as_u16(),
-                    elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-                    "answered"
-                );
-            });
-            metrics.request(&labels);
+            record_answer(
+                &span,
+                &requests,
+                info,
+                status,
+                started,
+                is_card,
+                header_caller,
+            );
             response
         })
+    }
+}
+
+/// Puts what a request came to on its span, logs it and counts it.
+fn record_answer(
+    span: &tracing::Span,
+    requests: &RouteRequests,
+    info: Option<CallInfo>,
+    status: StatusCode,
+    started: tokio::time::Instant,
+    is_card: bool,
+    header_caller: &str,
+) {
+    if let Some(info) = info {
+        span.record("caller", info.caller.as_str());
+        span.record("binding", info.binding.label());
+        if let Some(upstream) = info.upstream {
+            span.record("upstream", upstream.as_str());
+        }
+        if let Some(binding) = info.upstream_binding {
+            span.record("upstream_binding", binding.label());
+        }
+    }
+    // A call answered without error is counted by its series handle; anything else by its
+    // labels.
+    let labels = if let Some(CallInfo {
+        caller,
+        binding,
+        method: Some(method),
+        error_code: None,
+        ..
+    }) = info
+    {
+        requests.answered(caller, binding, method);
+        span.record("method", method.label());
+        span.record("code", "ok");
+        None
+    } else {
+        let labels = request_labels(requests.route(), info, status, is_card, header_caller);
+        span.record("method", labels.method.as_str());
+        span.record("code", labels.code.as_str());
+        Some(labels)
+    };
+    span.in_scope(|| {
+        tracing::info!(
+            status = status.as_u16(),
+            elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            "answered"
+        );
+    });
+    if let Some(labels) = labels {
+        requests.other(&labels);
     }
 }
 
@@ -595,6 +636,7 @@ impl Wiring {
                 prefix: config.prefix.clone(),
                 host: config.host.clone(),
                 bridge: Arc::new(bridge),
+                requests: Arc::new(metrics.route_requests(&config.name)),
             });
             routes.insert(
                 config.name.clone(),
