@@ -114,6 +114,24 @@ pub trait JsonRpcCodec: Send + Sync + std::fmt::Debug {
         reply: Reply,
     ) -> Result<Translated<Vec<u8>>, EncodeError>;
 
+    /// [`JsonRpcCodec::encode_result`] appended to `out`, which holds what goes before it (the
+    /// opening of the JSON-RPC envelope), so that a large result is written once, in place; the
+    /// losses are returned. On an error `out` is as it was.
+    ///
+    /// # Errors
+    ///
+    /// As [`JsonRpcCodec::encode_result`].
+    fn encode_result_after(
+        &self,
+        out: &mut Vec<u8>,
+        method: Method,
+        reply: Reply,
+    ) -> Result<Vec<bridge_ir::Loss>, EncodeError> {
+        let encoded = self.encode_result(method, reply)?;
+        out.extend_from_slice(&encoded.value);
+        Ok(encoded.losses)
+    }
+
     /// Decodes the `result` of one SSE event of a stream.
     ///
     /// # Errors

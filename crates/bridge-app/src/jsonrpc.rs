@@ -420,6 +420,14 @@ pub fn write_result(id: &RequestId, result: &[u8]) -> Vec<u8> {
     write_envelope(id, "result", result)
 }
 
+/// The opening of a success response, up to its `result` value: [`write_result`] is this, the
+/// result, and `}`.
+pub fn write_result_open(out: &mut Vec<u8>, id: &RequestId) {
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    write_id(out, id);
+    out.extend_from_slice(b",\"result\":");
+}
+
 /// [`write_result`] appended to `out`.
 pub fn write_result_into(out: &mut Vec<u8>, id: &RequestId, result: &[u8]) {
     write_envelope_into(out, id, "result", result);

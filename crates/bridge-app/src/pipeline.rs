@@ -57,20 +57,41 @@ pub enum CollectError {
 /// # Errors
 ///
 /// [`CollectError`] when the body is over the cap or its stream fails.
-pub async fn collect(mut body: ByteStream, limit: usize) -> Result<Bytes, CollectError> {
+pub async fn collect(body: ByteStream, limit: usize) -> Result<Bytes, CollectError> {
+    collect_sized(body, limit, 0).await
+}
+
+/// [`collect`] for a body announced as `expected` bytes long (its `Content-Length`; 0 when
+/// unknown). A body of one chunk is that chunk, uncopied; a longer one is copied once into a
+/// buffer of the announced size (capped at `limit`), so it is not copied again as it grows.
+///
+/// # Errors
+///
+/// As [`collect`].
+pub async fn collect_sized(
+    mut body: ByteStream,
+    limit: usize,
+    expected: usize,
+) -> Result<Bytes, CollectError> {
+    let mut first: Option<Bytes> = None;
     let mut out = BytesMut::new();
     while let Some(chunk) = body.next().await {
         let chunk = chunk?;
-        if out.len() + chunk.len() > limit {
+        let held = first.as_ref().map_or(out.len(), Bytes::len);
+        if held + chunk.len() > limit {
             return Err(CollectError::TooLarge(limit));
         }
-        if out.is_empty() {
-            out = BytesMut::from(chunk);
-        } else {
-            out.extend_from_slice(&chunk);
+        if out.is_empty() && first.is_none() {
+            first = Some(chunk);
+            continue;
         }
+        if let Some(first) = first.take() {
+            out.reserve(expected.min(limit).max(2 * (first.len() + chunk.len())));
+            out.extend_from_slice(&first);
+        }
+        out.extend_from_slice(&chunk);
     }
-    Ok(out.freeze())
+    Ok(first.unwrap_or_else(|| out.freeze()))
 }
 
 /// Everything one call carries through the pipeline.
@@ -1069,7 +1090,18 @@ pub(crate) async fn forward(
     };
     let headers = response.headers;
     let status = response.status;
-    let body = match collect(response.body, bridge.settings.limits.upstream_body).await {
+    let expected = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let body = match collect_sized(
+        response.body,
+        bridge.settings.limits.upstream_body,
+        expected,
+    )
+    .await
+    {
         Ok(body) => body,
         Err(CollectError::TooLarge(limit)) => {
             return (
@@ -1287,24 +1319,33 @@ pub(crate) fn encode_outcome(
 ) -> Vec<u8> {
     let codec = bridge.codecs.of(context.caller);
     match outcome {
-        Ok(reply) => match codec.encode_result(context.method, reply) {
-            Ok(result) => {
-                observe(bridge, context.upstream, context.caller, &result);
-                jsonrpc::write_result(&context.id, &result.value)
-            }
-            Err(error) => encode_error(
-                bridge,
-                context.caller,
-                &context.id,
-                RpcError::new(
-                    ErrorCode::InvalidAgentResponse,
-                    format!(
-                        "the upstream answer cannot be written in A2A {}: {error}",
-                        context.caller
+        Ok(reply) => {
+            let mut out = Vec::new();
+            jsonrpc::write_result_open(&mut out, &context.id);
+            match codec.encode_result_after(&mut out, context.method, reply) {
+                Ok(losses) => {
+                    if !losses.is_empty() {
+                        bridge
+                            .observer
+                            .losses(context.upstream, context.caller, &losses);
+                    }
+                    out.push(b'}');
+                    out
+                }
+                Err(error) => encode_error(
+                    bridge,
+                    context.caller,
+                    &context.id,
+                    RpcError::new(
+                        ErrorCode::InvalidAgentResponse,
+                        format!(
+                            "the upstream answer cannot be written in A2A {}: {error}",
+                            context.caller
+                        ),
                     ),
                 ),
-            ),
-        },
+            }
+        }
         Err(error) => encode_error(bridge, context.caller, &context.id, error),
     }
 }
@@ -1534,7 +1575,47 @@ pub(crate) fn error_response(
 
 #[cfg(test)]
 mod tests {
-    use super::nesting_exceeds;
+    #![expect(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        reason = "tests unwrap what they just built"
+    )]
+    use super::{CollectError, collect_sized, nesting_exceeds};
+    use bytes::Bytes;
+
+    fn body(chunks: &[&'static [u8]]) -> crate::upstream::ByteStream {
+        let items: Vec<Result<Bytes, crate::upstream::UpstreamError>> =
+            chunks.iter().map(|c| Ok(Bytes::from_static(c))).collect();
+        Box::pin(futures_util::stream::iter(items))
+    }
+
+    fn block<T>(future: impl std::future::Future<Output = T>) -> T {
+        futures_util::FutureExt::now_or_never(future).expect("ready at once")
+    }
+
+    #[test]
+    fn a_body_is_collected_whole_and_a_one_chunk_body_is_not_copied() {
+        static ONE: &[u8] = b"{\"a\":1}";
+        let got = block(collect_sized(body(&[ONE]), 64, 0)).unwrap();
+        assert_eq!(got.as_ptr(), ONE.as_ptr(), "the chunk itself");
+        for expected in [0, 3, 11, 1000] {
+            let got = block(collect_sized(
+                body(&[b"ab", b"", b"cd", b"efg"]),
+                64,
+                expected,
+            ));
+            assert_eq!(got.unwrap(), Bytes::from_static(b"abcdefg"), "{expected}");
+        }
+        assert!(matches!(
+            block(collect_sized(body(&[b"abcd", b"efgh"]), 6, 8)),
+            Err(CollectError::TooLarge(6))
+        ));
+        assert!(matches!(
+            block(collect_sized(body(&[b"abcdefgh"]), 6, 0)),
+            Err(CollectError::TooLarge(6))
+        ));
+        assert_eq!(block(collect_sized(body(&[]), 6, 0)).unwrap(), Bytes::new());
+    }
 
     #[test]
     fn nesting_counts_containers_and_ignores_brackets_inside_strings() {

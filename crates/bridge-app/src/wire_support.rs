@@ -65,6 +65,21 @@ pub fn is_standard_base64(bytes: &[u8]) -> bool {
     outside == 0 && blocks.remainder().iter().all(|&b| allowed(b))
 }
 
+/// A guess at a task's encoded size (its parts and 128 bytes per message and artifact beside
+/// them), so that an encoder's buffer is sized once.
+#[must_use]
+pub fn task_size(task: &bridge_ir::Task) -> usize {
+    let parts = |parts: &[Part]| parts_size(parts) + 128;
+    let history: usize = task.history.iter().flatten().map(|m| parts(&m.parts)).sum();
+    let artifacts: usize = task
+        .artifacts
+        .iter()
+        .flatten()
+        .map(|a| parts(&a.parts))
+        .sum();
+    256 + history + artifacts
+}
+
 /// The total length of the parts' text, base64 and URLs: most of an encoded message's size,
 /// used to size an encoder's output buffer once.
 #[must_use]
@@ -159,6 +174,23 @@ mod tests {
                 let mut bytes = good.clone().into_bytes();
                 bytes[at] = bad;
                 assert!(!is_standard_base64(&bytes), "byte {bad:#x} at {at}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_byte_is_judged_as_the_base64_alphabet_says_in_a_block_and_in_the_tail() {
+        let alphabet = |b: u8| b.is_ascii_alphanumeric() || b == b'+' || b == b'/' || b == b'=';
+        for byte in 0..=u8::MAX {
+            // 70 bytes: position 5 lies in the 64-byte block, position 66 in the tail.
+            for at in [5, 66] {
+                let mut text = vec![b'A'; 70];
+                text[at] = byte;
+                assert_eq!(
+                    is_standard_base64(&text),
+                    alphabet(byte),
+                    "{byte:#x} at {at}"
+                );
             }
         }
     }

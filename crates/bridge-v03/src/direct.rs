@@ -97,22 +97,29 @@ pub fn decode_result(method: Method, result: &[u8]) -> Option<Reply> {
 #[must_use]
 pub fn encode_result(method: Method, reply: &Reply) -> Option<Vec<u8>> {
     let mut out = Vec::new();
+    encode_result_into(&mut out, method, reply)?;
+    Some(out)
+}
+
+/// [`encode_result`] appended to `out`; `None` (with `out` partly written) when the serde path
+/// must write it.
+pub fn encode_result_into(out: &mut Vec<u8>, method: Method, reply: &Reply) -> Option<()> {
     match (method, reply) {
         (Method::SendMessage, Reply::Send(SendResult::Task(task)))
         | (Method::GetTask | Method::CancelTask, Reply::Task(task)) => {
             out.reserve(task_size(task));
-            write_task(&mut out, task)?;
+            write_task(out, task)?;
         }
         (Method::SendMessage, Reply::Send(SendResult::Message(message))) => {
             out.reserve(bridge_app::wire_support::parts_size(&message.parts) + 256);
-            write_message(&mut out, message)?;
+            write_message(out, message)?;
         }
         (Method::SendStreamingMessage | Method::SubscribeToTask, Reply::Event(event)) => {
-            return encode_event(event);
+            out.extend_from_slice(&encode_event(event)?);
         }
         _ => return None,
     }
-    Some(out)
+    Some(())
 }
 
 /// Decodes one stream event directly; `None` for anything the serde path must judge.
@@ -813,18 +820,7 @@ impl Slots {
 // ---------------------------------------------------------------------------------------------
 // Encoding. Member order and omissions follow the serde wire types in `crate::wire`.
 
-/// A guess at a task's encoded size, so the buffer is sized once.
-fn task_size(task: &Task) -> usize {
-    let parts = |parts: &[Part]| bridge_app::wire_support::parts_size(parts) + 128;
-    let history: usize = task.history.iter().flatten().map(|m| parts(&m.parts)).sum();
-    let artifacts: usize = task
-        .artifacts
-        .iter()
-        .flatten()
-        .map(|a| parts(&a.parts))
-        .sum();
-    256 + history + artifacts
-}
+use bridge_app::wire_support::task_size;
 
 /// `MessageSendParams`: `message`, `configuration`, `metadata`.
 fn encode_send_params(params: &SendMessageParams) -> Option<Vec<u8>> {

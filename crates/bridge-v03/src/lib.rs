@@ -122,6 +122,22 @@ impl JsonRpcCodec for V03JsonRpc {
         }
     }
 
+    fn encode_result_after(
+        &self,
+        out: &mut Vec<u8>,
+        method: Method,
+        reply: Reply,
+    ) -> Result<Vec<bridge_ir::Loss>, EncodeError> {
+        let start = out.len();
+        if direct::encode_result_into(out, method, &reply).is_some() {
+            return Ok(Vec::new());
+        }
+        out.truncate(start);
+        let encoded = V03SerdeJsonRpc.encode_result(method, reply)?;
+        out.extend_from_slice(&encoded.value);
+        Ok(encoded.losses)
+    }
+
     fn decode_event(&self, result: &[u8]) -> Result<StreamEvent, DecodeError> {
         match direct::decode_event(result) {
             Some(event) => Ok(event),

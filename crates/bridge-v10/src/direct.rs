@@ -40,7 +40,7 @@
 use std::borrow::Cow;
 
 use bridge_app::direct::{Reader, once, write_key, write_str, write_value};
-use bridge_app::wire_support::{is_standard_base64, parts_size};
+use bridge_app::wire_support::{is_standard_base64, parts_size, task_size};
 use bridge_ir::{
     Artifact, Call, JsonObject, Message, Method, Part, PartContent, PushAuthentication, Reply,
     Role, SendMessageConfig, SendMessageParams, SendResult, StreamEvent, Task,
@@ -597,21 +597,33 @@ pub fn encode_params(call: &Call) -> Option<Vec<u8>> {
 /// The `result` of `method` written directly, or `None` when the serde path must write it.
 #[must_use]
 pub fn encode_result(method: Method, reply: &Reply) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(512);
+    let mut out = Vec::new();
+    encode_result_into(&mut out, method, reply)?;
+    Some(out)
+}
+
+/// [`encode_result`] appended to `out`; `None` (with `out` partly written) when the serde path
+/// must write it.
+pub fn encode_result_into(out: &mut Vec<u8>, method: Method, reply: &Reply) -> Option<()> {
     match (method, reply) {
         (Method::SendMessage, Reply::Send(SendResult::Task(task))) => {
-            wrapped(&mut out, "task", |out| task_out(out, task))?;
+            out.reserve(task_size(task));
+            wrapped(out, "task", |out| task_out(out, task))?;
         }
         (Method::SendMessage, Reply::Send(SendResult::Message(message))) => {
-            wrapped(&mut out, "message", |out| message_out(out, message))?;
+            out.reserve(parts_size(&message.parts) + 256);
+            wrapped(out, "message", |out| message_out(out, message))?;
         }
-        (Method::GetTask | Method::CancelTask, Reply::Task(task)) => task_out(&mut out, task)?,
+        (Method::GetTask | Method::CancelTask, Reply::Task(task)) => {
+            out.reserve(task_size(task));
+            task_out(out, task)?;
+        }
         (Method::SendStreamingMessage | Method::SubscribeToTask, Reply::Event(event)) => {
-            return encode_event(event);
+            out.extend_from_slice(&encode_event(event)?);
         }
         _ => return None,
     }
-    Some(out)
+    Some(())
 }
 
 /// One `StreamResponse` written directly, or `None` when the serde path must write it.

@@ -101,7 +101,28 @@ fn encode_result_agrees(method: Method, reply: &Reply) -> bool {
         assert_eq!(direct.is_some(), lossless, "{reply:?}: {serde:?}");
     }
     assert_eq!(V03JsonRpc.encode_result(method, reply.clone()), serde);
+    assert_written_after(method, reply, serde.ok().map(|t| (t.value, t.losses)));
     direct.is_some()
+}
+
+/// `encode_result_after` writes after what the buffer holds exactly what `encode_result`
+/// writes, with the same losses; on an error it leaves the buffer as it was.
+fn assert_written_after(
+    method: Method,
+    reply: &Reply,
+    expected: Option<(Vec<u8>, Vec<bridge_ir::Loss>)>,
+) {
+    let prefix = br#"{"jsonrpc":"2.0","id":1,"result":"#;
+    let mut out = prefix.to_vec();
+    let after = V03JsonRpc.encode_result_after(&mut out, method, reply.clone());
+    if let Some((value, losses)) = expected {
+        assert_eq!(after.ok(), Some(losses), "{reply:?}");
+        assert_eq!(&out[..prefix.len()], prefix);
+        assert_eq!(&out[prefix.len()..], &value[..], "{reply:?}");
+    } else {
+        assert!(after.is_err(), "{reply:?}");
+        assert_eq!(out, prefix, "{reply:?}");
+    }
 }
 
 /// Checks the direct event paths on one event's `result` fragment.

@@ -71,6 +71,16 @@ fn check_fragment(method: Method, fragment: Fragment, bytes: &[u8], name: &str) 
                 return (decoded.is_some(), false);
             };
             let written = serde.encode_result(method, reply.clone()).unwrap();
+            // Written after an envelope's opening: the same bytes and losses as alone.
+            let prefix = br#"{"jsonrpc":"2.0","id":1,"result":"#;
+            let mut out = prefix.to_vec();
+            let after = V10JsonRpc
+                .encode_result_after(&mut out, method, reply.clone())
+                .unwrap();
+            let alone = V10JsonRpc.encode_result(method, reply.clone()).unwrap();
+            assert_eq!(after, alone.losses, "{name}");
+            assert_eq!(&out[..prefix.len()], prefix, "{name}");
+            assert_eq!(&out[prefix.len()..], &alone.value[..], "{name}");
             let direct_bytes = direct::encode_result(method, &reply);
             check_encoded(direct_bytes.as_deref(), &written, name);
             (decoded.is_some(), direct_bytes.is_some())
@@ -285,6 +295,10 @@ proptest! {
         let serde = V10SerdeJsonRpc.encode_result(method, reply.clone()).unwrap();
         let direct_bytes = direct::encode_result(method, &reply);
         prop_assert_eq!(direct_bytes.is_some(), serde.losses.is_empty(), "{:?}", serde.losses);
+        let mut out = b"[".to_vec();
+        let losses = V10JsonRpc.encode_result_after(&mut out, method, reply.clone()).unwrap();
+        prop_assert_eq!(&losses, &serde.losses);
+        prop_assert_eq!(&out[1..], &serde.value[..]);
         if let Some(bytes) = &direct_bytes {
             prop_assert_eq!(String::from_utf8_lossy(bytes), String::from_utf8_lossy(&serde.value));
         }
