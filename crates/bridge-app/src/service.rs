@@ -26,7 +26,9 @@ pub struct InboundRequest {
     pub body: Bytes,
 }
 
-/// SSE frames, each a complete `data: …\n\n` event ready to write.
+/// SSE frames ready to write, each one or more complete events (`data: …\n\n`): the events
+/// that were ready together go out as one frame. A reader that needs single events splits the
+/// frames ([`crate::sse::SseSplitter`]).
 pub type FrameStream = Pin<Box<dyn Stream<Item = Bytes> + Send>>;
 
 /// What to answer.

@@ -274,8 +274,23 @@ impl tonic::server::ServerStreamingService<Bytes> for Call {
                 }
                 InboundResponse::Stream { head, frames, .. } => {
                     let call = Arc::new(call);
+                    // A frame holds every event that was ready together: one message each.
+                    let mut splitter = bridge_app::sse::SseSplitter::new(usize::MAX);
                     let messages = frames
-                        .map(move |frame| event_message(&call, &frame))
+                        .flat_map(move |frame| {
+                            let items: Vec<_> = match splitter.push_bytes(&frame) {
+                                Ok(events) => events
+                                    .iter()
+                                    .map(|event| event_message(&call, event))
+                                    .collect(),
+                                Err(too_large) => vec![Err(error_status(
+                                    call.service(),
+                                    ErrorCode::InternalError,
+                                    &too_large.to_string(),
+                                ))],
+                            };
+                            futures_util::stream::iter(items)
+                        })
                         .scan(false, |ended, item| {
                             // Nothing follows an error.
                             if *ended {
@@ -310,32 +325,20 @@ fn extension_metadata(headers: &http::HeaderMap, metadata: &mut tonic::metadata:
     }
 }
 
-/// One SSE frame of the HTTP+JSON stream as a stream message: `None` for a frame carrying no
-/// event (a keep-alive comment), an error status for an `error` event.
-fn event_message(call: &Call, frame: &Bytes) -> Result<Option<Bytes>, Status> {
-    let text = String::from_utf8_lossy(frame);
-    let mut event = "";
-    let mut data = String::new();
-    for line in text.lines() {
-        if let Some(name) = line.strip_prefix("event:") {
-            event = name.trim();
-        } else if let Some(chunk) = line.strip_prefix("data:") {
-            if !data.is_empty() {
-                data.push('\n');
-            }
-            data.push_str(chunk.strip_prefix(' ').unwrap_or(chunk));
-        }
-    }
-    if data.is_empty() {
+/// One SSE event of the HTTP+JSON stream as a stream message: `None` for an event carrying no
+/// data, an error status for an `error` event.
+fn event_message(call: &Call, event: &bridge_app::sse::SseEvent) -> Result<Option<Bytes>, Status> {
+    if event.data.is_empty() {
         return Ok(None);
     }
+    let data = &event.data;
     let service = call.service();
-    if event == "error" {
-        let (error, message) = error_in(None, data.as_bytes());
+    if event.event.as_deref() == Some("error") {
+        let (error, message) = error_in(None, data);
         return Err(error_status(service, error, &message));
     }
     service
-        .response(&call.method, data.as_bytes())
+        .response(&call.method, data)
         .map(|m| Some(Bytes::from(m)))
         .map_err(|why| error_status(service, ErrorCode::InvalidAgentResponse, &why))
 }
@@ -592,5 +595,104 @@ mod tests {
         .unwrap_err();
         assert_eq!(status.code(), Code::InvalidArgument);
         assert!(String::from_utf8_lossy(status.details()).contains("INVALID_PARAMS"));
+    }
+
+    /// A handler that answers every call with a stream of `frames`.
+    struct Streaming {
+        frames: Vec<&'static str>,
+    }
+
+    impl Handler for Streaming {
+        fn handle(&self, _: InboundRequest) -> BoxFuture<'static, InboundResponse> {
+            let frames: Vec<Bytes> = self
+                .frames
+                .iter()
+                .map(|f| Bytes::from_static(f.as_bytes()))
+                .collect();
+            let (head, ()) = http::Response::new(()).into_parts();
+            Box::pin(std::future::ready(InboundResponse::Stream {
+                head,
+                frames: Box::pin(futures_util::stream::iter(frames)),
+                farewell: None,
+            }))
+        }
+    }
+
+    #[tokio::test]
+    async fn every_event_of_a_frame_is_a_message_of_its_own() {
+        let status_event = |state: &str| {
+            format!(
+                r#"data: {{"statusUpdate": {{"taskId": "t-1", "contextId": "c-1", "status": {{"state": "{state}"}}}}}}"#
+            )
+        };
+        let two = Box::leak(
+            format!(
+                "{}\n\n{}\n\n",
+                status_event("TASK_STATE_SUBMITTED"),
+                status_event("TASK_STATE_WORKING")
+            )
+            .into_boxed_str(),
+        );
+        let last =
+            Box::leak(format!("{}\n\n", status_event("TASK_STATE_COMPLETED")).into_boxed_str());
+        let handler = Streaming {
+            frames: vec![two, last],
+        };
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(
+            GrpcService::new(services(), Arc::new(handler), 1 << 20).serve(
+                listener,
+                None,
+                std::future::pending(),
+            ),
+        );
+        let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
+            .unwrap()
+            .connect()
+            .await
+            .unwrap();
+        let mut client = tonic::client::Grpc::new(channel);
+        client.ready().await.unwrap();
+        let pool = DescriptorPool::decode(bridge_v10::grpc::DESCRIPTORS).unwrap();
+        let input = pool
+            .get_message_by_name("lf.a2a.v1.SendMessageRequest")
+            .unwrap();
+        let request = DynamicMessage::deserialize(
+            input,
+            serde_json::json!({"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}),
+        )
+        .unwrap();
+        let mut stream = client
+            .server_streaming(
+                tonic::Request::new(Bytes::from(request.encode_to_vec())),
+                http::uri::PathAndQuery::from_static("/lf.a2a.v1.A2AService/SendStreamingMessage"),
+                RawCodec,
+            )
+            .await
+            .unwrap()
+            .into_inner();
+        let output = pool
+            .get_message_by_name("lf.a2a.v1.StreamResponse")
+            .unwrap();
+        let mut states = Vec::new();
+        while let Some(message) = stream.message().await.unwrap() {
+            let message = DynamicMessage::decode(output.clone(), message).unwrap();
+            let json = serde_json::to_value(&message).unwrap();
+            states.push(
+                json["statusUpdate"]["status"]["state"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned(),
+            );
+        }
+        assert_eq!(
+            states,
+            [
+                "TASK_STATE_SUBMITTED",
+                "TASK_STATE_WORKING",
+                "TASK_STATE_COMPLETED"
+            ]
+        );
     }
 }
