@@ -537,12 +537,14 @@ async fn answer(shared: &Shared, request: http::Request<Incoming>) -> http::Resp
 
 /// A `text/event-stream` response writing each frame as it comes.
 ///
-/// # Why one body frame per event
+/// # Why the handler's frames are written as they come
 ///
-/// hyper writes each body frame as one chunk and flushes it; handing it one SSE event per frame
-/// means an event reaches the client as soon as the handler yields it. Coalescing frames, or
-/// collecting the stream, would delay events a client is waiting on. It also means a stream can
-/// be ended between two events without ever cutting one in half.
+/// hyper writes each body frame as one chunk and flushes it when the next frame is not ready;
+/// a frame holds whole events (the handler joins the events that were ready together, see
+/// `bridge_app::stream`), so an event reaches the client as soon as the handler yields it, and
+/// a stream can be ended between two frames without ever cutting an event in half. Holding
+/// frames back to coalesce them, or collecting the stream, would delay events a client is
+/// waiting on.
 fn event_stream(
     mut head: http::response::Parts,
     source: EventSource,
