@@ -804,6 +804,18 @@ impl State {
         joined.freeze()
     }
 
+    /// Queues `frames` after the upstream body ended; the task is followed next when
+    /// `followed`, else the stream is done. Always `false`: the body is not read again.
+    fn then(&mut self, frames: Vec<Bytes>, followed: bool) -> bool {
+        self.pending.extend(frames);
+        self.source = if followed {
+            Source::Follow
+        } else {
+            Source::Done
+        };
+        false
+    }
+
     /// Takes what the upstream body gave; `true` when it was a chunk and the stream goes on
     /// reading the body.
     async fn upstream(
@@ -813,13 +825,7 @@ impl State {
         match item {
             None => {
                 let (frames, followed) = self.translator.closed_early().await;
-                self.pending.extend(frames);
-                self.source = if followed {
-                    Source::Follow
-                } else {
-                    Source::Done
-                };
-                false
+                self.then(frames, followed)
             }
             Some(Err(error)) if self.translator.subscription => {
                 // An agent may give up a subscription by breaking the connection
@@ -827,13 +833,7 @@ impl State {
                 // is still running.
                 let failure = pipeline::upstream_failure(&error);
                 let (frames, followed) = self.translator.upstream_refused(failure).await;
-                self.pending.extend(frames);
-                self.source = if followed {
-                    Source::Follow
-                } else {
-                    Source::Done
-                };
-                false
+                self.then(frames, followed)
             }
             Some(Err(error)) => {
                 self.source = Source::Done;

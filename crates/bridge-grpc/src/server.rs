@@ -489,15 +489,14 @@ mod tests {
         ]
     }
 
-    async fn call(
-        canned: Canned,
-        path: &'static str,
-        request: Bytes,
-    ) -> Result<tonic::Response<Bytes>, Status> {
+    /// A client of both services served over `handler`.
+    async fn serve(
+        handler: impl Handler + 'static,
+    ) -> tonic::client::Grpc<tonic::transport::Channel> {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         tokio::spawn(
-            GrpcService::new(services(), Arc::new(canned), 1 << 20).serve(
+            GrpcService::new(services(), Arc::new(handler), 1 << 20).serve(
                 listener,
                 None,
                 std::future::pending(),
@@ -510,6 +509,15 @@ mod tests {
             .unwrap();
         let mut client = tonic::client::Grpc::new(channel);
         client.ready().await.unwrap();
+        client
+    }
+
+    async fn call(
+        canned: Canned,
+        path: &'static str,
+        request: Bytes,
+    ) -> Result<tonic::Response<Bytes>, Status> {
+        let mut client = serve(canned).await;
         client
             .unary(
                 tonic::Request::new(request),
@@ -638,22 +646,7 @@ mod tests {
         let handler = Streaming {
             frames: vec![two, last],
         };
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        tokio::spawn(
-            GrpcService::new(services(), Arc::new(handler), 1 << 20).serve(
-                listener,
-                None,
-                std::future::pending(),
-            ),
-        );
-        let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
-            .unwrap()
-            .connect()
-            .await
-            .unwrap();
-        let mut client = tonic::client::Grpc::new(channel);
-        client.ready().await.unwrap();
+        let mut client = serve(handler).await;
         let pool = DescriptorPool::decode(bridge_v10::grpc::DESCRIPTORS).unwrap();
         let input = pool
             .get_message_by_name("lf.a2a.v1.SendMessageRequest")

@@ -133,9 +133,7 @@ impl JsonRpcCodec for V03JsonRpc {
             return Ok(Vec::new());
         }
         out.truncate(start);
-        let encoded = V03SerdeJsonRpc.encode_result(method, reply)?;
-        out.extend_from_slice(&encoded.value);
-        Ok(encoded.losses)
+        V03SerdeJsonRpc.encode_result_after(out, method, reply)
     }
 
     fn decode_event(&self, result: &[u8]) -> Result<StreamEvent, DecodeError> {

@@ -305,9 +305,7 @@ impl JsonRpcCodec for V10JsonRpc {
             return Ok(Vec::new());
         }
         out.truncate(start);
-        let encoded = V10SerdeJsonRpc.encode_result(method, reply)?;
-        out.extend_from_slice(&encoded.value);
-        Ok(encoded.losses)
+        V10SerdeJsonRpc.encode_result_after(out, method, reply)
     }
 
     fn decode_event(&self, result: &[u8]) -> Result<StreamEvent, DecodeError> {
