@@ -3,8 +3,11 @@
 //! crate compiles, `server` serves both services, handing every call to the same handler as the
 //! HTTP listener, and `client` calls gRPC agents for the pipeline, which reads them as it reads
 //! HTTP+JSON agents. gRPC is thus one more pair of adapters around the one pipeline.
+//! `protojson` carries each message between its protobuf and JSON forms from tables read once
+//! from the descriptors.
 
 pub mod client;
+pub mod protojson;
 pub mod server;
 pub mod transcode;
 

@@ -10,9 +10,11 @@
 use bridge_ir::{ErrorCode, Revision};
 use prost::Message as _;
 use prost_reflect::{
-    DescriptorPool, DeserializeOptions, DynamicMessage, ExtensionDescriptor, MessageDescriptor,
-    MethodDescriptor, SerializeOptions, ServiceDescriptor, Value,
+    DescriptorPool, DynamicMessage, ExtensionDescriptor, MessageDescriptor, MethodDescriptor,
+    ServiceDescriptor, Value,
 };
+
+use crate::protojson::{MessageId, Tables};
 
 /// How one revision writes A2A errors as gRPC statuses (its codec crate's `grpc` tables).
 #[derive(Debug, Clone, Copy)]
@@ -60,6 +62,9 @@ pub struct Service {
     descriptor: ServiceDescriptor,
     /// Each method's HTTP rules, by method index, read once from the descriptors.
     rules: std::sync::Arc<Vec<Vec<Rule>>>,
+    /// Each method's request and response message in `tables`, by method index.
+    messages: std::sync::Arc<Vec<(MessageId, MessageId)>>,
+    tables: std::sync::Arc<Tables>,
     status: MessageDescriptor,
     error_info: MessageDescriptor,
     any: MessageDescriptor,
@@ -89,11 +94,18 @@ impl Service {
             .get_extension_by_name("google.api.http")
             .ok_or_else(|| "the descriptors lack google.api.http".to_owned())?;
         let rules = descriptor.methods().map(|m| rules_of(&m, &http)).collect();
+        let tables = Tables::new(&pool);
+        let messages = descriptor
+            .methods()
+            .map(|m| Ok((tables.message(&m.input())?, tables.message(&m.output())?)))
+            .collect::<Result<Vec<_>, String>>()?;
         Ok(Self {
             revision,
             errors,
             descriptor,
             rules: std::sync::Arc::new(rules),
+            messages: std::sync::Arc::new(messages),
+            tables: std::sync::Arc::new(tables),
             status: message("google.rpc.Status")?,
             error_info: message("google.rpc.ErrorInfo")?,
             any: message("google.protobuf.Any")?,
@@ -123,6 +135,14 @@ impl Service {
         self.rules.get(method.index()).map_or(&[], Vec::as_slice)
     }
 
+    /// The request and response messages of `method` in the transcoder's tables.
+    fn messages_of(&self, method: &MethodDescriptor) -> Result<(MessageId, MessageId), String> {
+        self.messages
+            .get(method.index())
+            .copied()
+            .ok_or_else(|| format!("{} is no method of {}", method.name(), self.name()))
+    }
+
     /// A gRPC request message of `method` in its HTTP+JSON form.
     ///
     /// # Errors
@@ -130,16 +150,11 @@ impl Service {
     /// What is wrong with the message (it does not decode, a path field is missing).
     pub fn to_rest(&self, method: &MethodDescriptor, message: &[u8]) -> Result<RestCall, String> {
         let input = method.input();
-        let decoded = DynamicMessage::decode(input.clone(), message)
+        let (request, _) = self.messages_of(method)?;
+        let json = self
+            .tables
+            .to_json(request, message)
             .map_err(|e| format!("the {} message does not decode: {e}", input.full_name()))?;
-        let json = decoded
-            .serialize_with_options(serde_json::value::Serializer, &SerializeOptions::new())
-            .map_err(|e| {
-                format!(
-                    "the {} message cannot be written as JSON: {e}",
-                    input.full_name()
-                )
-            })?;
         let serde_json::Value::Object(mut fields) = json else {
             return Err(format!(
                 "the {} message is not an object",
@@ -229,10 +244,14 @@ impl Service {
                     .collect::<Vec<_>>()
             })
             .max_by_key(|(_, rule, _)| (rule.verb == *verb, rule.template.len()))?;
-        Some(Self::request_of(&method, rule, captured, query, body).map(|m| (method, m)))
+        Some(
+            self.request_of(&method, rule, captured, query, body)
+                .map(|m| (method, m)),
+        )
     }
 
     fn request_of(
+        &self,
         method: &MethodDescriptor,
         rule: &Rule,
         captured: Vec<(String, String)>,
@@ -279,14 +298,10 @@ impl Service {
                 fields.insert(key, value);
             }
         }
-        let json = serde_json::Value::Object(fields);
-        let message = DynamicMessage::deserialize_with_options(
-            input.clone(),
-            json,
-            &DeserializeOptions::new().deny_unknown_fields(false),
-        )
-        .map_err(|e| format!("the fields make no {}: {e}", input.full_name()))?;
-        Ok(message.encode_to_vec())
+        let (request, _) = self.messages_of(method)?;
+        self.tables
+            .from_json(request, &serde_json::Value::Object(fields))
+            .map_err(|e| format!("the fields make no {}: {e}", input.full_name()))
     }
 
     /// A gRPC response message of `method` in its `ProtoJSON` form.
@@ -299,20 +314,14 @@ impl Service {
         method: &MethodDescriptor,
         message: &[u8],
     ) -> Result<Vec<u8>, String> {
-        let output = method.output();
-        let decoded = DynamicMessage::decode(output.clone(), message)
-            .map_err(|e| format!("the {} message does not decode: {e}", output.full_name()))?;
-        let mut out = Vec::new();
-        let mut writer = serde_json::Serializer::new(&mut out);
-        decoded
-            .serialize_with_options(&mut writer, &SerializeOptions::new())
-            .map_err(|e| {
-                format!(
-                    "the {} message cannot be written as JSON: {e}",
-                    output.full_name()
-                )
-            })?;
-        Ok(out)
+        let (_, response) = self.messages_of(method)?;
+        let json = self.tables.to_json(response, message).map_err(|e| {
+            format!(
+                "the {} message does not decode: {e}",
+                self.tables.name(response)
+            )
+        })?;
+        serde_json::to_vec(&json).map_err(|e| e.to_string())
     }
 
     /// The `ErrorInfo` reason of an encoded `google.rpc.Status`, when it has one.
@@ -343,20 +352,16 @@ impl Service {
     ///
     /// When the JSON is no such message.
     pub fn response(&self, method: &MethodDescriptor, json: &[u8]) -> Result<Vec<u8>, String> {
-        let output = method.output();
-        let json = if json.iter().all(u8::is_ascii_whitespace) {
-            b"{}".as_slice()
+        let (_, response) = self.messages_of(method)?;
+        let name = self.tables.name(response);
+        let value = if json.iter().all(u8::is_ascii_whitespace) {
+            serde_json::Value::Object(serde_json::Map::new())
         } else {
-            json
+            serde_json::from_slice(json).map_err(|e| format!("the answer is no {name}: {e}"))?
         };
-        let mut reader = serde_json::Deserializer::from_slice(json);
-        let message = DynamicMessage::deserialize_with_options(
-            output.clone(),
-            &mut reader,
-            &DeserializeOptions::new().deny_unknown_fields(false),
-        )
-        .map_err(|e| format!("the answer is no {}: {e}", output.full_name()))?;
-        Ok(message.encode_to_vec())
+        self.tables
+            .from_json(response, &value)
+            .map_err(|e| format!("the answer is no {name}: {e}"))
     }
 
     /// The encoded `google.rpc.Status` of an error, with an `ErrorInfo` of `domain` naming it.
