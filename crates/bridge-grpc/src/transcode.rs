@@ -354,13 +354,13 @@ impl Service {
     pub fn response(&self, method: &MethodDescriptor, json: &[u8]) -> Result<Vec<u8>, String> {
         let (_, response) = self.messages_of(method)?;
         let name = self.tables.name(response);
-        let value = if json.iter().all(u8::is_ascii_whitespace) {
-            serde_json::Value::Object(serde_json::Map::new())
+        let json = if json.iter().all(u8::is_ascii_whitespace) {
+            b"{}".as_slice()
         } else {
-            serde_json::from_slice(json).map_err(|e| format!("the answer is no {name}: {e}"))?
+            json
         };
         self.tables
-            .from_json(response, &value)
+            .from_json_text(response, json)
             .map_err(|e| format!("the answer is no {name}: {e}"))
     }
 
