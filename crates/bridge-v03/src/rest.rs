@@ -472,17 +472,17 @@ fn send_to_rest(params: Map<String, Value>) -> Value {
 /// message's `referenceTaskIds` has no proto field (dropped, reported); a `timestamp` is a
 /// `google.protobuf.Timestamp`, RFC 3339 in UTC (`bridge_app::timestamp`). Metadata and data
 /// parts are the caller's own JSON and are not looked into.
-fn proto_only(value: &mut Value, at: &str, losses: &mut Vec<Loss>) {
+fn proto_only(value: &mut Value, at: &At<'_>, losses: &mut Vec<Loss>) {
     match value {
         Value::Object(object) => {
             if object.remove("referenceTaskIds").is_some() {
                 losses.push(Loss::new(
                     LossKind::FieldDropped,
-                    join(at, "referenceTaskIds"),
+                    At::Key(at, "referenceTaskIds").path(),
                 ));
             }
             for (key, member) in object.iter_mut() {
-                let here = join(at, key);
+                let here = At::Key(at, key);
                 match (key.as_str(), member) {
                     ("metadata" | "data", _) => {}
                     ("timestamp", Value::String(text)) => match utc(text) {
@@ -490,10 +490,10 @@ fn proto_only(value: &mut Value, at: &str, losses: &mut Vec<Loss>) {
                         Utc::Converted(converted) => *text = converted,
                         Utc::AssumedUtc(converted) => {
                             *text = converted;
-                            losses.push(Loss::new(LossKind::TimestampAssumedUtc, here));
+                            losses.push(Loss::new(LossKind::TimestampAssumedUtc, here.path()));
                         }
                         Utc::Unparsed => {
-                            losses.push(Loss::new(LossKind::TimestampUnparsed, here));
+                            losses.push(Loss::new(LossKind::TimestampUnparsed, here.path()));
                         }
                     },
                     (_, member) => proto_only(member, &here, losses),
@@ -502,24 +502,36 @@ fn proto_only(value: &mut Value, at: &str, losses: &mut Vec<Loss>) {
         }
         Value::Array(items) => {
             for (i, item) in items.iter_mut().enumerate() {
-                proto_only(item, &format!("{at}[{i}]"), losses);
+                proto_only(item, &At::Index(at, i), losses);
             }
         }
         _ => {}
     }
 }
 
-fn join(at: &str, key: &str) -> String {
-    if at.is_empty() {
-        key.to_owned()
-    } else {
-        format!("{at}.{key}")
+/// Where a member sits in a document, written out (`history[0].status`) only when a loss
+/// names it.
+#[derive(Debug, Clone, Copy)]
+enum At<'a> {
+    Root,
+    Key(&'a At<'a>, &'a str),
+    Index(&'a At<'a>, usize),
+}
+
+impl At<'_> {
+    fn path(&self) -> String {
+        match self {
+            Self::Root => String::new(),
+            Self::Key(Self::Root, key) => (*key).to_owned(),
+            Self::Key(parent, key) => format!("{}.{key}", parent.path()),
+            Self::Index(parent, i) => format!("{}[{i}]", parent.path()),
+        }
     }
 }
 
 /// `value` written for the 0.3 proto, with what it could not say added to `losses`.
 fn proto_bytes(mut value: Value, losses: &mut Vec<Loss>) -> Vec<u8> {
-    proto_only(&mut value, "", losses);
+    proto_only(&mut value, &At::Root, losses);
     serde_json::to_vec(&value).unwrap_or_default()
 }
 
@@ -885,6 +897,44 @@ mod tests {
             })
         );
         assert_eq!(route("GET", "/v1/tasks"), Err(RouteMiss::NotFound));
+    }
+
+    /// What the 0.3 proto cannot say is reported at the path of the member that said it, in
+    /// objects and lists at any depth, and nothing is looked for in metadata.
+    #[test]
+    fn what_the_proto_cannot_say_is_reported_where_it_was() {
+        let value = json!({
+            "history": [
+                {"referenceTaskIds": ["t-0"], "metadata": {"referenceTaskIds": 1}},
+                {"status": {"timestamp": "2026-01-01T00:00:00"}}
+            ],
+            "status": {"timestamp": "yesterday"},
+            "referenceTaskIds": [],
+            "artifacts": [[{"timestamp": "2026-01-01T01:00:00+01:00"}]]
+        });
+        let mut losses = Vec::new();
+        let bytes = proto_bytes(value, &mut losses);
+        let found: Vec<(LossKind, &str)> = losses.iter().map(|l| (l.kind, l.at.as_str())).collect();
+        assert_eq!(
+            found,
+            [
+                (LossKind::FieldDropped, "referenceTaskIds"),
+                (LossKind::FieldDropped, "history[0].referenceTaskIds"),
+                (LossKind::TimestampAssumedUtc, "history[1].status.timestamp"),
+                (LossKind::TimestampUnparsed, "status.timestamp"),
+            ],
+            "{losses:?}"
+        );
+        let written: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(
+            written["artifacts"][0][0]["timestamp"],
+            "2026-01-01T00:00:00Z"
+        );
+        assert_eq!(written["history"][0]["metadata"]["referenceTaskIds"], 1);
+        assert_eq!(
+            written["history"][1]["status"]["timestamp"],
+            "2026-01-01T00:00:00Z"
+        );
     }
 
     #[test]
