@@ -52,6 +52,14 @@ pub struct RestCall {
     pub body: Vec<u8>,
 }
 
+/// A rule of a method with the JSON names of its path variables (`None`: the request message
+/// has no such field, so the rule never fits).
+#[derive(Debug, Clone)]
+struct Filled {
+    rule: usize,
+    names: Vec<Option<String>>,
+}
+
 /// One revision's service.
 #[derive(Debug, Clone)]
 pub struct Service {
@@ -62,6 +70,8 @@ pub struct Service {
     descriptor: ServiceDescriptor,
     /// Each method's HTTP rules, by method index, read once from the descriptors.
     rules: std::sync::Arc<Vec<Vec<Rule>>>,
+    /// Each method's rules in the order a call tries them, by method index.
+    fill_order: std::sync::Arc<Vec<Vec<Filled>>>,
     /// Each method's request and response message in `tables`, by method index.
     messages: std::sync::Arc<Vec<(MessageId, MessageId)>>,
     tables: std::sync::Arc<Tables>,
@@ -93,7 +103,29 @@ impl Service {
         let http = pool
             .get_extension_by_name("google.api.http")
             .ok_or_else(|| "the descriptors lack google.api.http".to_owned())?;
-        let rules = descriptor.methods().map(|m| rules_of(&m, &http)).collect();
+        let rules: Vec<Vec<Rule>> = descriptor.methods().map(|m| rules_of(&m, &http)).collect();
+        // The rules whose path variables a message fills best come first: a tenant-prefixed
+        // binding is taken only when the message names a tenant.
+        let fill_order = descriptor
+            .methods()
+            .zip(&rules)
+            .map(|(method, rules)| {
+                let input = method.input();
+                let mut order: Vec<Filled> = rules
+                    .iter()
+                    .enumerate()
+                    .map(|(rule, r)| Filled {
+                        rule,
+                        names: variables(&r.template)
+                            .iter()
+                            .map(|(field, _)| json_name(&input, field))
+                            .collect(),
+                    })
+                    .collect();
+                order.sort_by_key(|filled| std::cmp::Reverse(filled.names.len()));
+                order
+            })
+            .collect();
         let tables = Tables::new(&pool);
         let messages = descriptor
             .methods()
@@ -104,6 +136,7 @@ impl Service {
             errors,
             descriptor,
             rules: std::sync::Arc::new(rules),
+            fill_order: std::sync::Arc::new(fill_order),
             messages: std::sync::Arc::new(messages),
             tables: std::sync::Arc::new(tables),
             status: message("google.rpc.Status")?,
@@ -161,20 +194,22 @@ impl Service {
                 input.full_name()
             ));
         };
-        // The rule whose path variables the message fills best: a tenant-prefixed binding only
-        // when the message names a tenant.
-        let mut rules = self.rules(method).to_vec();
-        rules.sort_by_key(|rule| std::cmp::Reverse(variables(&rule.template).len()));
-        let rule = rules
-            .into_iter()
-            .find(|rule| {
-                variables(&rule.template).iter().all(|(field, _)| {
-                    json_name(&input, field)
-                        .and_then(|name| fields.get(&name))
+        // The rule whose path variables the message fills best.
+        let rules = self.rules(method);
+        let rule = self
+            .fill_order
+            .get(method.index())
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .find(|filled| {
+                filled.names.iter().all(|name| {
+                    name.as_ref()
+                        .and_then(|name| fields.get(name))
                         .and_then(serde_json::Value::as_str)
                         .is_some_and(|v| !v.is_empty())
                 })
             })
+            .and_then(|filled| rules.get(filled.rule))
             .ok_or_else(|| {
                 format!(
                     "the {} message lacks the fields its HTTP path needs",
@@ -207,7 +242,7 @@ impl Service {
             )
         };
         Ok(RestCall {
-            verb: rule.verb,
+            verb: rule.verb.clone(),
             path,
             query,
             body,
