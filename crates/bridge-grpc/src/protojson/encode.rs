@@ -12,7 +12,7 @@ use serde::de::{
 
 use super::{
     DEPTH_LIMIT, Field, Kind, Message, Owned, Shape, Special, Tables, UNSUPPORTED, WIRE_LEN,
-    bytes_of, check_timestamp, integral, map_key, strict_rfc3339, write_len, write_tag,
+    bytes_of, check_timestamp, integral, map_key, strict_rfc3339, write_tag,
 };
 
 impl Tables {
@@ -335,13 +335,12 @@ impl<'de> Visitor<'de> for ListVisitor<'_, '_> {
             scalars.extend(scalar);
         }
         if self.packed && !scalars.is_empty() {
-            let mut body = Vec::new();
-            for scalar in &scalars {
-                scalar.write_bare(&mut body);
-            }
-            write_tag(self.out, field.number, WIRE_LEN);
-            write_len(self.out, body.len());
-            self.out.extend_from_slice(&body);
+            prefixed(self.out, field.number, |out| {
+                for scalar in &scalars {
+                    scalar.write_bare(out);
+                }
+                Ok::<(), A::Error>(())
+            })?;
         } else {
             for scalar in &scalars {
                 scalar.write(self.out, field.number);
@@ -368,32 +367,36 @@ impl<'de> Visitor<'de> for MapVisitor<'_, '_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let tables = self.tables;
+        let (tables, key_kind, value_kind, depth) = (self.tables, self.key, self.value, self.depth);
         while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            let mut entry = Vec::new();
-            map_key(self.key, &key)
-                .map_err(A::Error::custom)?
-                .write(&mut entry, 1);
-            if let Kind::Message(index) = self.value {
-                map.next_value_seed(NestedSeed {
+            let start = self.out.len();
+            let mut known = true;
+            prefixed(self.out, self.field.number, |entry| {
+                map_key(key_kind, &key)
+                    .map_err(A::Error::custom)?
+                    .write(entry, 1);
+                if let Kind::Message(index) = value_kind {
+                    return map.next_value_seed(NestedSeed {
+                        tables,
+                        index,
+                        number: 2,
+                        out: entry,
+                        depth,
+                    });
+                }
+                match map.next_value_seed(ScalarSeed {
                     tables,
-                    index,
-                    number: 2,
-                    out: &mut entry,
-                    depth: self.depth,
-                })?;
-            } else if let Some(scalar) = map.next_value_seed(ScalarSeed {
-                tables,
-                kind: self.value,
-            })? {
-                scalar.write(&mut entry, 2);
-            } else {
+                    kind: value_kind,
+                })? {
+                    Some(scalar) => scalar.write(entry, 2),
+                    None => known = false,
+                }
+                Ok(())
+            })?;
+            if !known {
                 // An enum name the revision does not know drops the entry.
-                continue;
+                self.out.truncate(start);
             }
-            write_tag(self.out, self.field.number, WIRE_LEN);
-            write_len(self.out, entry.len());
-            self.out.extend_from_slice(&entry);
         }
         Ok(())
     }
