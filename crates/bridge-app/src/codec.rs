@@ -363,7 +363,26 @@ pub fn percent_decode(segment: &str) -> String {
         .unwrap_or_default()
 }
 
-/// Percent-encodes a path parameter or a query value (a space as `%20`).
+/// Percent-encodes a value into exactly one path segment: [`percent_encode`], and a segment
+/// of `.` or `..` with its dots encoded (`%2E`, `%2E%2E`).
+///
+/// # Why the dots
+///
+/// `.` and `..` are unreserved, so [`percent_encode`] leaves them alone; but as a whole segment
+/// they are dot segments, which every server or proxy that normalizes paths (RFC 3986 §6.2.2.3:
+/// nginx, Go's `ServeMux`, most frameworks) removes together with the segment before them. A
+/// task named `..` would then be a request for another resource than the one the caller named.
+#[must_use]
+pub fn path_segment(text: &str) -> String {
+    match text {
+        "." => "%2E".to_owned(),
+        ".." => "%2E%2E".to_owned(),
+        _ => percent_encode(text),
+    }
+}
+
+/// Percent-encodes a query value (a space as `%20`); a path parameter is written with
+/// [`path_segment`].
 #[must_use]
 pub fn percent_encode(text: &str) -> String {
     form_urlencoded::byte_serialize(text.as_bytes())

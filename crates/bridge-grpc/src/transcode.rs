@@ -229,7 +229,18 @@ impl Service {
                 .and_then(|v| v.as_str().map(str::to_owned))
                 .unwrap_or_default();
             let value = completed(pattern, value);
-            path.push_str(&encode_path(&value, pattern.contains('/')));
+            // A resource name of another shape (`tasks/a/b` where `tasks/*` is bound) names
+            // no resource of this method: it is refused here, never laid out as another path.
+            // A single-segment variable takes any value, its slashes encoded.
+            let multi_segment = pattern.contains('/');
+            if multi_segment && !pattern_matches(pattern, &value) {
+                return Err(format!(
+                    "{} {name:?} of {} is not a resource name of the form {pattern:?}",
+                    input.full_name(),
+                    method.name()
+                ));
+            }
+            path.push_str(&encode_path(&value, multi_segment));
             rest = rest.get(close + 1..).unwrap_or_default();
         }
         path.push_str(rest);
@@ -778,6 +789,32 @@ pub(crate) mod tests {
             r#"{"name": "tasks/t-1/pushNotificationConfigs/c-1"}"#,
         );
         assert_eq!(got.path, "/v1/tasks/t-1/pushNotificationConfigs/c-1");
+        // A name of another shape names no resource of the method: refused, naming the form,
+        // never laid out as a longer or shorter path.
+        for (method, name) in [
+            ("GetTask", "tasks/a/b"),
+            ("GetTask", "tasks/"),
+            ("GetTask", "agents/t-1"),
+            ("CancelTask", "tasks/a/b"),
+            ("TaskSubscription", "tasks/a/b"),
+            ("GetTaskPushNotificationConfig", "tasks/a/b/c"),
+            (
+                "GetTaskPushNotificationConfig",
+                "tasks/t-1/pushNotificationConfigs/c/d",
+            ),
+        ] {
+            let m = s.method(method).unwrap();
+            let why = s
+                .to_rest(
+                    &m,
+                    &message(&s, method, &format!(r#"{{"name": "{name}"}}"#)),
+                )
+                .unwrap_err();
+            assert!(
+                why.contains("not a resource name of the form"),
+                "{method} {name}: {why}"
+            );
+        }
         let got = rest(&s, "TaskSubscription", r#"{"name": "tasks/t-1"}"#);
         assert_eq!(
             (got.verb, got.path.as_str()),

@@ -28,7 +28,7 @@
 
 use bridge_app::codec::{
     DecodeError, EncodeError, JsonRpcCodec as _, RestCodec, RestError, RestRequest, RestRoute,
-    RouteMiss, percent_decode, percent_encode, rest_path_params,
+    RouteMiss, path_segment, percent_decode, rest_path_params,
 };
 use bridge_app::timestamp::{Utc, utc};
 use bridge_ir::{
@@ -564,8 +564,8 @@ fn encode_call(call: Call) -> Result<RestRequest, EncodeError> {
     }
     .unwrap_or_else(|| task_id.clone());
     let path = template
-        .replace("{id}", &percent_encode(&task_id))
-        .replace("{config}", &percent_encode(&config_id));
+        .replace("{id}", &path_segment(&task_id))
+        .replace("{config}", &path_segment(&config_id));
     let mut query = None;
     let body = match method {
         Method::SendMessage | Method::SendStreamingMessage => send_to_rest(params),

@@ -19,7 +19,7 @@
 
 use bridge_app::codec::{
     DecodeError, EncodeError, JsonRpcCodec as _, RestCodec, RestError, RestRequest, RestRoute,
-    RouteMiss, percent_decode, percent_encode, rest_path_params,
+    RouteMiss, path_segment, percent_decode, percent_encode, rest_path_params,
 };
 use bridge_ir::{Call, ErrorCode, Method, Reply, Revision, RpcError, StreamEvent, Translated};
 use serde::Serialize;
@@ -493,10 +493,10 @@ fn encode_call(call: Call) -> Result<RestRequest, EncodeError> {
         if !matches!(method, Method::CreatePushConfig | Method::CancelTask) {
             params.remove(*field);
         }
-        path = path.replace(placeholder, &percent_encode(&value));
+        path = path.replace(placeholder, &path_segment(&value));
     }
     if let Some(Value::String(tenant)) = params.get("tenant") {
-        path = format!("/{}{path}", percent_encode(tenant));
+        path = format!("/{}{path}", path_segment(tenant));
     }
     // A subscription is a POST without a body, as a2a-sdk 1.3.0's client sends it.
     let verb = match method {

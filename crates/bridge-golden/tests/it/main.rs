@@ -14,6 +14,7 @@ mod architecture;
 mod grpc;
 mod properties;
 mod rest;
+mod segments;
 
 use std::collections::BTreeSet;
 
