@@ -345,6 +345,7 @@ async fn spawn_grpc(
         Arc::new(crate::runtime::ViaGrpc(Arc::clone(gateway))),
         resolved.server.max_body,
     )
+    .with_limits(resolved.grpc_limits)
     .for_route(&grpc.prefix, grpc.host.as_deref());
     Ok(tokio::spawn(async move {
         if let Err(error) = service.serve(listener, tls, shutdown).await {

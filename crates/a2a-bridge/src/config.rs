@@ -549,6 +549,8 @@ pub struct LimitsSection {
     pub json_depth: usize,
     /// Streams open at once.
     pub streams: usize,
+    /// Calls (HTTP/2 streams) open at once on one connection of a gRPC listener.
+    pub grpc_streams_per_connection: u32,
 }
 
 impl Default for LimitsSection {
@@ -564,6 +566,7 @@ impl Default for LimitsSection {
             connections: server.max_connections,
             json_depth: app.json_depth,
             streams: app.streams,
+            grpc_streams_per_connection: bridge_grpc::GrpcLimits::default().streams_per_connection,
         }
     }
 }
@@ -810,7 +813,13 @@ impl Config {
             shutdown_grace: self.server.shutdown_grace,
             ..ServerConfig::default()
         };
+        let grpc_limits = bridge_grpc::GrpcLimits {
+            streams_per_connection: self.limits.grpc_streams_per_connection,
+            calls: self.limits.streams,
+            header_list: u32::try_from(self.limits.header_size).unwrap_or(u32::MAX),
+        };
         Ok(Resolved {
+            grpc_limits,
             listen: self.listen,
             workers: self.server.worker_count(),
             public_url,
@@ -1144,6 +1153,8 @@ pub struct Resolved {
     pub admin: Option<SocketAddr>,
     /// The gRPC listeners, each serving one route.
     pub grpc: Vec<GrpcListener>,
+    /// What each gRPC listener lets callers hold at once.
+    pub grpc_limits: bridge_grpc::GrpcLimits,
     /// Data-path workers (at least one).
     pub workers: usize,
     /// TLS on the inbound listener.

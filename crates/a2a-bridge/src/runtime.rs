@@ -13,8 +13,11 @@
 //! A request goes to the route with the longest prefix that its path equals or lies under (on a
 //! `/` boundary: `/weather` takes `/weather` and `/weather/x`, not `/weathering`); among routes
 //! with the same prefix, one limited to the request's `Host` wins over one that is not. Nothing
-//! is stripped from the path: the bridge answers JSON-RPC on any path and the card on any path
-//! ending in `/.well-known/agent-card.json`, and each route's card advertises the prefixed URL.
+//! is stripped from the path: below its prefix a route answers JSON-RPC on its own path (the
+//! prefix itself), the card at `/.well-known/agent-card.json`, HTTP+JSON at its revisions'
+//! paths, and 404 for anything else; each route's card advertises the prefixed URL. A request
+//! the server refused before reading it whole (a head or body over the limits) is answered by
+//! the route it would have gone to, in the form of that route's path.
 //!
 //! # What a reload keeps
 //!
@@ -28,7 +31,7 @@ use std::sync::atomic::AtomicUsize;
 use std::time::Duration;
 
 use arc_swap::ArcSwap;
-use bridge_app::service::{Handler, InboundRequest, InboundResponse};
+use bridge_app::service::{Handler, InboundRequest, InboundResponse, Refusal};
 use bridge_app::settings::UpstreamSettings;
 use bridge_app::store::{MemoryStore, Store};
 use bridge_app::upstream::{Upstream, UpstreamError, UpstreamRequest, UpstreamResponse};
@@ -280,6 +283,27 @@ impl Gateway {
 impl Handler for Gateway {
     fn handle(&self, request: InboundRequest) -> BoxFuture<'static, InboundResponse> {
         self.serve(request, None)
+    }
+
+    fn refuse(&self, request: &InboundRequest, refusal: Refusal) -> InboundResponse {
+        let table = self.current();
+        let host = request
+            .headers
+            .get(header::HOST)
+            .and_then(|v| v.to_str().ok());
+        let route = table.pick(host, &request.path);
+        tracing::info!(
+            route = route.map_or("-", |r| r.name.as_str()),
+            http_method = %request.method,
+            path = %request.path,
+            status = refusal.status().as_u16(),
+            "refused before reading: {}",
+            refusal.message()
+        );
+        match route {
+            Some(route) => route.bridge.refuse(request, refusal),
+            None => bridge_app::service::plain_refusal(refusal),
+        }
     }
 }
 

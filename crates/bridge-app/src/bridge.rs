@@ -2,8 +2,10 @@
 //!
 //! # Request lifecycle
 //!
-//! 1. Route: `GET /.well-known/agent-card.json` (or the older `agent.json`) serves the card;
-//!    `POST` on any path is a JSON-RPC call.
+//! 1. Route (below the route prefix): `GET /.well-known/agent-card.json` (or the older
+//!    `agent.json`) serves the card; a path of a served revision's HTTP+JSON table is an
+//!    HTTP+JSON call; `POST` on the route's own path is a JSON-RPC call; anything else is 404
+//!    (a known path under another HTTP method, 405 with `Allow`).
 //! 2. Read the envelope ([`crate::jsonrpc`]); decide the caller's revision from the method name
 //!    and the `A2A-Version` header together ([`crate::negotiate`]).
 //! 3. Decode the params with the caller's codec into the IR.
@@ -22,7 +24,7 @@ use std::time::Duration;
 
 use std::sync::atomic::AtomicUsize;
 
-use bridge_ir::{Binding, Loss, Method as Operation, Revision};
+use bridge_ir::{Binding, ErrorCode, Loss, Method as Operation, RequestId, Revision, RpcError};
 use bytes::Bytes;
 use futures_util::future::BoxFuture;
 use http::{HeaderValue, Method, StatusCode, header};
@@ -30,7 +32,7 @@ use http::{HeaderValue, Method, StatusCode, header};
 use crate::card::{self, CachedCard, CardCache};
 use crate::codec::{JsonRpcCodec, RestCodec};
 use crate::headers::A2A_VERSION;
-use crate::service::{Handler, InboundRequest, InboundResponse};
+use crate::service::{Handler, InboundRequest, InboundResponse, Refusal};
 use crate::settings::{CardView, Settings};
 use crate::upstream::{Deadline, Upstream, UpstreamRequest};
 
@@ -335,34 +337,83 @@ impl Bridge {
     }
 
     /// Answers one inbound request.
+    ///
+    /// Below the route prefix: the bridge's webhook takes the agent's push deliveries; the card
+    /// paths take `GET` and `HEAD`; a path some served revision's HTTP+JSON table names is
+    /// HTTP+JSON; the route's own path takes JSON-RPC over `POST`. A known path under another
+    /// HTTP method is 405 with `Allow`; any other path is 404, in the HTTP+JSON error form of
+    /// the revision the caller most likely speaks ([`crate::rest::not_found`]), and nothing on
+    /// such a path is read as a call.
     pub async fn handle(self: Arc<Self>, request: InboundRequest) -> InboundResponse {
         let path = request.path.as_str();
         if let Some(secret) = crate::push::delivery_secret(&self.settings.prefix, path) {
             let secret = secret.to_owned();
             return Box::pin(crate::push::receive(&self, request, &secret)).await;
         }
-        let is_card = path.ends_with("/.well-known/agent-card.json")
-            || path.ends_with("/.well-known/agent.json");
-        if is_card && (request.method == Method::GET || request.method == Method::HEAD) {
-            return Box::pin(self.serve_card(&request)).await;
+        let below = crate::rest::below_prefix(path, &self.settings.prefix).unwrap_or(path);
+        if below == "/.well-known/agent-card.json" || below == "/.well-known/agent.json" {
+            if request.method == Method::GET || request.method == Method::HEAD {
+                return Box::pin(self.serve_card(&request)).await;
+            }
+            return not_allowed("GET, HEAD", "the agent card is read with GET");
         }
         if self.settings.bindings.contains(&Binding::HttpJson)
             && let Some((codec, route)) = crate::rest::route(&self, &request)
         {
             return crate::rest::serve(&self, request, codec.as_ref(), route).await;
         }
-        if request.method == Method::POST && !is_card {
-            if !self.settings.bindings.contains(&Binding::JsonRpc) {
-                return plain(
-                    StatusCode::NOT_FOUND,
-                    "JSON-RPC is not served on this route; its card lists the bindings it serves",
-                );
+        let rpc_path = below.is_empty() || below == "/";
+        if rpc_path && self.settings.bindings.contains(&Binding::JsonRpc) {
+            if request.method == Method::POST {
+                return crate::pipeline::rpc(&self, request).await;
             }
-            return crate::pipeline::rpc(&self, request).await;
+            return not_allowed(
+                "POST",
+                "this endpoint takes JSON-RPC over POST; the agent card is at GET /.well-known/agent-card.json",
+            );
         }
-        plain(
-            StatusCode::METHOD_NOT_ALLOWED,
-            "this endpoint takes JSON-RPC over POST; the agent card is at GET /.well-known/agent-card.json",
+        crate::rest::not_found(&self, &request, below)
+    }
+
+    /// Answers a request the server refused before reading its body whole, in the form its
+    /// path calls for: on the route's JSON-RPC path a JSON-RPC error with a `null` id (no id
+    /// could be read), with HTTP 200 as every JSON-RPC answer when the body was refused, under
+    /// the refusal's own status when the head was (431, 400: the HTTP layer's, as 401 is);
+    /// elsewhere the HTTP+JSON error of the revision the caller most likely speaks, under the
+    /// refusal's status.
+    #[must_use]
+    pub fn refuse(&self, request: &InboundRequest, refusal: Refusal) -> InboundResponse {
+        let below =
+            crate::rest::below_prefix(&request.path, &self.settings.prefix).unwrap_or_default();
+        let error = RpcError::new(ErrorCode::InvalidRequest, refusal.message());
+        let named = request
+            .headers
+            .get(&A2A_VERSION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(Revision::from_version);
+        if (below.is_empty() || below == "/")
+            && request.method == Method::POST
+            && self.settings.bindings.contains(&Binding::JsonRpc)
+        {
+            let mut response = crate::pipeline::error_response(
+                self,
+                named.unwrap_or(Revision::V0_3),
+                &RequestId::Null,
+                error,
+            );
+            if !refusal.of_body()
+                && let InboundResponse::Full(response) = &mut response
+            {
+                *response.status_mut() = refusal.status();
+            }
+            return response;
+        }
+        let revision = crate::rest::likely_revision(self, named, below);
+        crate::pipeline::rest_error_with_status(
+            self,
+            revision,
+            error,
+            Some(refusal.status().as_u16()),
         )
     }
 
@@ -434,6 +485,17 @@ impl Bridge {
     }
 }
 
+/// 405 with the `Allow` header RFC 9110 §15.5.6 requires.
+pub(crate) fn not_allowed(allow: &'static str, message: &str) -> InboundResponse {
+    let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, message);
+    if let InboundResponse::Full(response) = &mut response {
+        response
+            .headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static(allow));
+    }
+    response
+}
+
 /// A small JSON response outside JSON-RPC (card errors, wrong HTTP method).
 pub(crate) fn plain(status: StatusCode, message: &str) -> InboundResponse {
     let body = serde_json::json!({ "error": message }).to_string();
@@ -449,5 +511,9 @@ pub(crate) fn plain(status: StatusCode, message: &str) -> InboundResponse {
 impl Handler for Arc<Bridge> {
     fn handle(&self, request: InboundRequest) -> BoxFuture<'static, InboundResponse> {
         Box::pin(Arc::clone(self).handle(request))
+    }
+
+    fn refuse(&self, request: &InboundRequest, refusal: Refusal) -> InboundResponse {
+        Bridge::refuse(self, request, refusal)
     }
 }

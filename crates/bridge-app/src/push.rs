@@ -412,7 +412,7 @@ pub(crate) async fn receive(
     secret: &str,
 ) -> InboundResponse {
     if request.method != http::Method::POST {
-        return plain(StatusCode::METHOD_NOT_ALLOWED, "push deliveries are POSTed");
+        return crate::bridge::not_allowed("POST", "push deliveries are POSTed");
     }
     let registration = match bridge.store.registration(secret).await {
         Ok(Some(registration)) => registration,
@@ -628,6 +628,14 @@ async fn translated(
         StreamEvent::ArtifactUpdate(update) => update.task_id.clone(),
         StreamEvent::Message(message) => message.task_id.clone().unwrap_or_default(),
     };
+    // A webhook registered for a task takes that task's notifications only: an agent holding
+    // one webhook cannot write to its subscriber about another task.
+    if !registration.config.task_id.is_empty() && task_id != registration.config.task_id {
+        return Err(bad_body(format!(
+            "it is about task {task_id:?}, and this webhook was registered for task {:?}",
+            registration.config.task_id
+        )));
+    }
     if registration.subscriber == agent {
         return Ok((body.clone(), task_id));
     }

@@ -52,8 +52,48 @@ pub(crate) fn route(
     None
 }
 
+/// The answer to a path no binding serves: 404 in the HTTP+JSON error form of the revision the
+/// caller most likely speaks (the one `A2A-Version` names; else 0.3 for a `/v1/…` path, 1.0
+/// for any other), which a JSON-RPC or card reader takes as a plain JSON error too.
+pub(crate) fn not_found(bridge: &Bridge, request: &InboundRequest, below: &str) -> InboundResponse {
+    let named = request
+        .headers
+        .get(&crate::headers::A2A_VERSION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(Revision::from_version);
+    let revision = likely_revision(bridge, named, below);
+    pipeline::rest_error_with_status(
+        bridge,
+        revision,
+        RpcError::new(
+            ErrorCode::MethodNotFound,
+            format!(
+                "{} {} is not served here: no A2A binding of this route has that path",
+                request.method, request.path
+            ),
+        ),
+        Some(StatusCode::NOT_FOUND.as_u16()),
+    )
+}
+
+/// The revision whose HTTP+JSON error form a caller most likely reads: the one `A2A-Version`
+/// names; else 0.3 for a `/v1/…` path, 1.0 for any other; 1.0 when the likely one is not served
+/// over HTTP+JSON.
+pub(crate) fn likely_revision(bridge: &Bridge, named: Option<Revision>, below: &str) -> Revision {
+    let likely = named.unwrap_or(if below.starts_with("/v1/") {
+        Revision::V0_3
+    } else {
+        Revision::V1_0
+    });
+    if bridge.codecs.rest_of(likely).is_some() {
+        likely
+    } else {
+        Revision::V1_0
+    }
+}
+
 /// The part of `path` below the route prefix (`/` for the root route).
-fn below_prefix<'a>(path: &'a str, prefix: &str) -> Option<&'a str> {
+pub(crate) fn below_prefix<'a>(path: &'a str, prefix: &str) -> Option<&'a str> {
     let prefix = prefix.trim_end_matches('/');
     let below = path.strip_prefix(prefix)?;
     (below.is_empty() || below.starts_with('/')).then_some(below)

@@ -67,4 +67,86 @@ impl std::fmt::Debug for InboundResponse {
 pub trait Handler: Send + Sync {
     /// Answers one request. Never fails: every error becomes a response.
     fn handle(&self, request: InboundRequest) -> BoxFuture<'static, InboundResponse>;
+
+    /// Answers a request the server refused before its body was read whole: `request` carries
+    /// the head (its body is empty). The handler writes the refusal in the form the request's
+    /// path and headers call for; the default is a small JSON body naming what was wrong.
+    fn refuse(&self, request: &InboundRequest, refusal: Refusal) -> InboundResponse {
+        let _ = request;
+        plain_refusal(refusal)
+    }
+}
+
+/// Why the server refused a request before the handler could read it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// The body is over the body limit, in bytes (declared, or crossed while reading).
+    BodyTooLarge {
+        /// The limit.
+        limit: usize,
+    },
+    /// The request line and header fields are over the header-size limit, in bytes.
+    HeadTooLarge {
+        /// The limit.
+        limit: usize,
+    },
+    /// The body did not arrive within the read deadline.
+    BodyTimeout,
+    /// The body could not be read (a broken chunked encoding, a connection failing).
+    BodyUnreadable,
+    /// More than one `Host` field (RFC 9112 §3.2 requires 400).
+    DuplicateHost,
+}
+
+impl Refusal {
+    /// The HTTP status the refusal takes.
+    #[must_use]
+    pub const fn status(self) -> http::StatusCode {
+        match self {
+            Self::BodyTooLarge { .. } => http::StatusCode::PAYLOAD_TOO_LARGE,
+            Self::HeadTooLarge { .. } => http::StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            Self::BodyTimeout => http::StatusCode::REQUEST_TIMEOUT,
+            Self::BodyUnreadable | Self::DuplicateHost => http::StatusCode::BAD_REQUEST,
+        }
+    }
+
+    /// Whether the refusal is of the body (its size, its arrival), not of the head: on a
+    /// JSON-RPC path, a refusal of the body is a JSON-RPC error like any other (HTTP 200); one
+    /// of the head keeps its HTTP status.
+    #[must_use]
+    pub const fn of_body(self) -> bool {
+        matches!(
+            self,
+            Self::BodyTooLarge { .. } | Self::BodyTimeout | Self::BodyUnreadable
+        )
+    }
+
+    /// What was wrong, for the caller.
+    #[must_use]
+    pub fn message(self) -> String {
+        match self {
+            Self::BodyTooLarge { limit } => {
+                format!("the request body is larger than the {limit}-byte limit")
+            }
+            Self::HeadTooLarge { limit } => {
+                format!("the request line and header fields are larger than the {limit}-byte limit")
+            }
+            Self::BodyTimeout => "the request body did not arrive within the read deadline".into(),
+            Self::BodyUnreadable => "the request body could not be read".into(),
+            Self::DuplicateHost => "the request has more than one Host header field".into(),
+        }
+    }
+}
+
+/// A refusal as `{"error": message}` under its status, for a request no route answers.
+#[must_use]
+pub fn plain_refusal(refusal: Refusal) -> InboundResponse {
+    let body = serde_json::json!({ "error": refusal.message() }).to_string();
+    let mut response = http::Response::new(Bytes::from(body));
+    *response.status_mut() = refusal.status();
+    response.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
+    InboundResponse::Full(response)
 }

@@ -146,6 +146,8 @@ struct State {
     requests: AtomicUsize,
     /// Every distinct path requested (a set, so a long run does not grow it).
     paths: Mutex<BTreeSet<String>>,
+    /// Every distinct header name received.
+    header_names: Mutex<BTreeSet<String>>,
 }
 
 /// A request in flight; leaves the count when dropped.
@@ -227,6 +229,7 @@ impl Stub {
             in_flight: AtomicUsize::new(0),
             requests: AtomicUsize::new(0),
             paths: Mutex::new(BTreeSet::new()),
+            header_names: Mutex::new(BTreeSet::new()),
         });
         let task = tokio::spawn(accept(listener, Arc::clone(&state)));
         Ok(Self { addr, state, task })
@@ -254,6 +257,15 @@ impl Stub {
     #[must_use]
     pub fn requests(&self) -> usize {
         self.state.requests.load(Ordering::Acquire)
+    }
+
+    /// Whether any request carried a header named `name` (lower-case).
+    #[must_use]
+    pub fn received_header(&self, name: &str) -> bool {
+        self.state
+            .header_names
+            .lock()
+            .is_ok_and(|names| names.contains(name))
     }
 
     /// Whether any request asked for `path`.
@@ -354,6 +366,13 @@ async fn answer(
         && !paths.contains(request.uri().path())
     {
         paths.insert(request.uri().path().to_owned());
+    }
+    if let Ok(mut names) = state.header_names.lock() {
+        for name in request.headers().keys() {
+            if !names.contains(name.as_str()) {
+                names.insert(name.as_str().to_owned());
+            }
+        }
     }
     let header = |name: &str| {
         request

@@ -198,8 +198,12 @@ impl GrpcCall {
         // checks the HTTP+JSON form again).
         let mut grpc = tonic::client::Grpc::new(self.channel.clone())
             .max_decoding_message_size(self.max_message);
-        let mut request = tonic::Request::new(Bytes::from(message));
-        copy_metadata(headers, request.metadata_mut());
+        let message = Bytes::from(message);
+        let request = || {
+            let mut request = tonic::Request::new(message.clone());
+            copy_metadata(headers, request.metadata_mut());
+            request
+        };
         let path = http::uri::PathAndQuery::try_from(format!(
             "/{}/{}",
             self.service.name(),
@@ -232,7 +236,7 @@ impl GrpcCall {
                 Deadline::Total(total) => total,
             };
             let answered =
-                tokio::time::timeout(head, grpc.server_streaming(request, path, RawCodec)).await;
+                tokio::time::timeout(head, stream_until_taken(&mut grpc, request, &path)).await;
             let stream = match answered {
                 Err(_) => return Err(UpstreamError::Timeout("the gRPC stream's head".into())),
                 Ok(Err(status)) => return Ok(self.error_answer(&status)),
@@ -244,7 +248,8 @@ impl GrpcCall {
             answered.headers.extend(headers);
             Ok(answered)
         } else {
-            let answered = tokio::time::timeout(head, grpc.unary(request, path, RawCodec)).await;
+            let answered =
+                tokio::time::timeout(head, unary_until_taken(&mut grpc, request, &path)).await;
             match answered {
                 Err(_) => Err(UpstreamError::Timeout(format!(
                     "grpc://{} did not answer in time",
@@ -395,10 +400,88 @@ fn is_too_large(status: &tonic::Status) -> bool {
 }
 
 /// Whether a status is the transport's (no connection, a reset), not the agent's answer.
+/// How many times a call the agent never took is sent, on a fresh connection each time.
+const ATTEMPTS: u32 = 3;
+
+/// A unary call, sent again while the agent never took it ([`never_taken`]), up to
+/// [`ATTEMPTS`] times; the channel reconnects when it is next ready.
+async fn unary_until_taken(
+    grpc: &mut tonic::client::Grpc<Channel>,
+    request: impl Fn() -> tonic::Request<Bytes>,
+    path: &http::uri::PathAndQuery,
+) -> Result<tonic::Response<Bytes>, tonic::Status> {
+    let mut attempts = 1;
+    loop {
+        match grpc.unary(request(), path.clone(), RawCodec).await {
+            Err(status) if attempts < ATTEMPTS && never_taken(&status) => {
+                attempts += 1;
+                if grpc.ready().await.is_err() {
+                    return Err(status);
+                }
+            }
+            answered => return answered,
+        }
+    }
+}
+
+/// [`unary_until_taken`] for a streaming call: sent again while the stream was never taken.
+async fn stream_until_taken(
+    grpc: &mut tonic::client::Grpc<Channel>,
+    request: impl Fn() -> tonic::Request<Bytes>,
+    path: &http::uri::PathAndQuery,
+) -> Result<tonic::Response<tonic::Streaming<Bytes>>, tonic::Status> {
+    let mut attempts = 1;
+    loop {
+        match grpc
+            .server_streaming(request(), path.clone(), RawCodec)
+            .await
+        {
+            Err(status) if attempts < ATTEMPTS && never_taken(&status) => {
+                attempts += 1;
+                if grpc.ready().await.is_err() {
+                    return Err(status);
+                }
+            }
+            opened => return opened,
+        }
+    }
+}
+
+/// Whether a call failed before the agent took it, so that sending it again cannot run it
+/// twice: its stream was above the last one a GOAWAY said the agent would process (RFC 9113
+/// §6.8), the agent refused the stream (`REFUSED_STREAM`, §8.7), or the connection went away
+/// before the request was written (hyper's canceled request). An agent that ends its
+/// connections after a number of calls (nginx's `keepalive_requests`, grpc-go's
+/// `MaxConnectionAge`) sends such a GOAWAY while calls are on their way.
+fn never_taken(status: &tonic::Status) -> bool {
+    let mut source = std::error::Error::source(status);
+    while let Some(error) = source {
+        if let Some(h2) = error.downcast_ref::<h2::Error>()
+            && ((h2.is_go_away() && h2.is_remote())
+                || h2.reason() == Some(h2::Reason::REFUSED_STREAM))
+        {
+            return true;
+        }
+        if error
+            .downcast_ref::<hyper::Error>()
+            .is_some_and(hyper::Error::is_canceled)
+        {
+            return true;
+        }
+        source = error.source();
+    }
+    false
+}
+
+/// Whether a status is the transport's, not the agent's: A2A errors never travel as
+/// UNAVAILABLE without details (tonic's own: no connection, a TLS handshake refused, a reset),
+/// and a status made from a transport error (a connection that broke under the call) carries
+/// that error as its source, which no status the agent sent does.
 fn is_transport(status: &tonic::Status) -> bool {
-    // A2A errors never travel as UNAVAILABLE: this is tonic's own (no connection, a TLS
-    // handshake refused, a reset).
-    status.code() == tonic::Code::Unavailable && status.details().is_empty()
+    (status.code() == tonic::Code::Unavailable && status.details().is_empty())
+        || std::error::Error::source(status).is_some_and(|source| {
+            source.is::<tonic::transport::Error>() || source.is::<hyper::Error>()
+        })
 }
 
 fn sse(event: Option<&str>, data: &[u8]) -> Bytes {
@@ -459,7 +542,7 @@ mod tests {
     )]
 
     use std::convert::Infallible;
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
     use super::*;
 
@@ -686,6 +769,111 @@ mod tests {
             .into_iter()
             .map(|c| String::from_utf8_lossy(&c.unwrap()).into_owned())
             .collect()
+    }
+
+    /// A gRPC agent (on the h2 crate) that answers every call with a 1.0 task and, once it has
+    /// taken `every` calls on a connection, ends it as grpc-go's `MaxConnectionAge` and nginx's
+    /// `keepalive_requests` do: a GOAWAY, then one naming the last stream it took, the calls it
+    /// took answered, the connection closed; calls on their way at that moment are never
+    /// taken. Counts the connections ended, and keeps the request message of every call taken
+    /// (a stream whose message never arrived is no call).
+    async fn goaway_agent(every: usize) -> (String, Arc<AtomicUsize>, Arc<Mutex<Vec<Bytes>>>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let goaways = Arc::new(AtomicUsize::new(0));
+        let taken = Arc::new(Mutex::new(Vec::new()));
+        let (sent, took) = (Arc::clone(&goaways), Arc::clone(&taken));
+        tokio::spawn(async move {
+            while let Ok((socket, _)) = listener.accept().await {
+                let (goaways, taken) = (Arc::clone(&sent), Arc::clone(&took));
+                tokio::spawn(async move {
+                    let Ok(mut connection) = h2::server::handshake(socket).await else {
+                        return;
+                    };
+                    let mut served = 0;
+                    while let Some(Ok((request, mut respond))) = connection.accept().await {
+                        served += 1;
+                        let taken = Arc::clone(&taken);
+                        tokio::spawn(async move {
+                            let mut body = request.into_body();
+                            while let Some(Ok(chunk)) = body.data().await {
+                                let _ = body.flow_control().release_capacity(chunk.len());
+                                if !chunk.is_empty() {
+                                    taken.lock().unwrap().push(chunk);
+                                }
+                            }
+                            let head = http::Response::builder()
+                                .header("content-type", "application/grpc")
+                                .body(())
+                                .unwrap();
+                            let Ok(mut answer) = respond.send_response(head, false) else {
+                                return;
+                            };
+                            // A 1.0 Task {id: "t-1"}, framed.
+                            let frame = [0, 0, 0, 0, 5, 0x0a, 0x03, b't', b'-', b'1'];
+                            let _ = answer.send_data(Bytes::copy_from_slice(&frame), false);
+                            let mut trailers = HeaderMap::new();
+                            trailers.insert("grpc-status", HeaderValue::from_static("0"));
+                            let _ = answer.send_trailers(trailers);
+                        });
+                        if served == every {
+                            goaways.fetch_add(1, Ordering::SeqCst);
+                            connection.graceful_shutdown();
+                        }
+                    }
+                    // The answers still being written go out before the connection closes.
+                    let _ = std::future::poll_fn(|cx| connection.poll_closed(cx)).await;
+                });
+            }
+        });
+        (addr.to_string(), goaways, taken)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn calls_an_agent_never_took_before_its_goaway_are_sent_again_and_none_fails() {
+        const CALLS: usize = 3_000;
+        const AT_ONCE: usize = 8;
+        let (target, goaways, taken) = goaway_agent(50).await;
+        let upstream = Arc::new(upstream());
+        let failed = Arc::new(AtomicUsize::new(0));
+        let mut callers = tokio::task::JoinSet::new();
+        for caller in 0..AT_ONCE {
+            let (upstream, target, failed) =
+                (Arc::clone(&upstream), target.clone(), Arc::clone(&failed));
+            callers.spawn(async move {
+                for n in (caller..CALLS).step_by(AT_ONCE) {
+                    // Each call names its own task, so a call taken twice shows.
+                    let mut request = get_task(&target, Deadline::Total(Duration::from_secs(10)));
+                    request.url = format!("grpc://{target}/tasks/t-{n}");
+                    let answer = upstream.send(request).await;
+                    let ok = match answer {
+                        Ok(answer) if answer.status == StatusCode::OK => {
+                            body_of(answer.body).await.contains("t-1")
+                        }
+                        Ok(_) | Err(_) => false,
+                    };
+                    if !ok {
+                        failed.fetch_add(1, Ordering::SeqCst);
+                    }
+                }
+            });
+        }
+        while callers.join_next().await.is_some() {}
+        // The agent ended its connection dozens of times under load (a connection takes the
+        // calls that arrive between its two GOAWAYs too, so it ends after 50 calls or a few
+        // more), and no call was taken twice.
+        assert!(goaways.load(Ordering::SeqCst) >= CALLS / 100);
+        // Sent once, about one call in twenty meets a GOAWAY; sent again, none is lost, but
+        // for the rare call h2's server drops when its connection closes with the call
+        // received and not yet handed to the service (`Connection::poll_accept`: "TODO: drop
+        // any pending streams"): that call ends in a broken pipe, which no client can tell
+        // from a call the agent took, and is not sent again.
+        let failed = failed.load(Ordering::SeqCst);
+        assert!(failed <= CALLS / 300, "{failed} calls failed");
+        let taken = taken.lock().unwrap();
+        let distinct: std::collections::HashSet<&Bytes> = taken.iter().collect();
+        assert_eq!(distinct.len(), taken.len(), "a call was taken twice");
+        assert_eq!(taken.len(), CALLS - failed);
     }
 
     #[tokio::test]

@@ -12,5 +12,5 @@ pub mod server;
 pub mod transcode;
 
 pub use client::{ErrorReading, GrpcUpstream};
-pub use server::{GrpcService, RawCodec};
+pub use server::{GrpcLimits, GrpcService, RawCodec};
 pub use transcode::{ErrorForm, Service};

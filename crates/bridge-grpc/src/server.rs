@@ -8,6 +8,8 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use tokio::sync::Semaphore;
+
 use bridge_app::CallInfo;
 use bridge_app::service::{Handler, InboundRequest, InboundResponse};
 use bridge_ir::{ErrorCode, Revision};
@@ -28,7 +30,38 @@ pub struct GrpcService {
     handler: Arc<dyn Handler>,
     max_message: usize,
     route: Arc<RouteBase>,
+    limits: GrpcLimits,
+    /// One permit per call in flight on every connection of the listener.
+    calls: Arc<Semaphore>,
 }
+
+/// What one gRPC listener lets callers hold at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GrpcLimits {
+    /// Streams (calls) open at once on one connection, advertised as HTTP/2's
+    /// `SETTINGS_MAX_CONCURRENT_STREAMS`: a stream over it is refused by the transport
+    /// (`REFUSED_STREAM`), before any of it is read.
+    pub streams_per_connection: u32,
+    /// Calls in flight on all connections together; a call over it is answered
+    /// `RESOURCE_EXHAUSTED` at once.
+    pub calls: usize,
+    /// The largest header list (HPACK-decoded names and values) a request may carry, in bytes.
+    pub header_list: u32,
+}
+
+impl Default for GrpcLimits {
+    fn default() -> Self {
+        Self {
+            streams_per_connection: 100,
+            calls: 10_000,
+            header_list: 64 * 1024,
+        }
+    }
+}
+
+/// What tonic's decoder says of a message over the decoding limit; the call is answered
+/// `RESOURCE_EXHAUSTED` instead, as gRPC's status table and grpcio servers answer it.
+const TONIC_TOO_LARGE: &str = "Error, decoded message length too large";
 
 /// What each call's HTTP+JSON request carries to reach one route: its path prefix and host.
 #[derive(Debug, Default)]
@@ -50,16 +83,27 @@ impl std::fmt::Debug for GrpcService {
 
 impl GrpcService {
     /// Serves `services`, handing each call to `handler`; a request message over
-    /// `max_message` bytes is refused (`OUT_OF_RANGE`, as tonic reports it), as the HTTP listener refuses a
+    /// `max_message` bytes is refused (`RESOURCE_EXHAUSTED`), as the HTTP listener refuses a
     /// larger body.
     #[must_use]
     pub fn new(services: Vec<Service>, handler: Arc<dyn Handler>, max_message: usize) -> Self {
+        let limits = GrpcLimits::default();
         Self {
             services: Arc::new(services),
             handler,
             max_message,
             route: Arc::new(RouteBase::default()),
+            limits,
+            calls: Arc::new(Semaphore::new(limits.calls)),
         }
+    }
+
+    /// Serves within `limits` instead of [`GrpcLimits::default`].
+    #[must_use]
+    pub fn with_limits(mut self, limits: GrpcLimits) -> Self {
+        self.limits = limits;
+        self.calls = Arc::new(Semaphore::new(limits.calls.max(1)));
+        self
     }
 
     /// Calls go to the route at `prefix` (put before each call's HTTP+JSON path; `/` adds
@@ -84,7 +128,9 @@ impl GrpcService {
         tls: Option<tonic::transport::ServerTlsConfig>,
         shutdown: impl std::future::Future<Output = ()> + Send,
     ) -> Result<(), String> {
-        let mut builder = tonic::transport::Server::builder();
+        let mut builder = tonic::transport::Server::builder()
+            .max_concurrent_streams(self.limits.streams_per_connection.max(1))
+            .http2_max_header_list_size(self.limits.header_list);
         if let Some(tls) = tls {
             builder = builder.tls_config(tls).map_err(|e| e.to_string())?;
         }
@@ -118,12 +164,35 @@ impl tonic::codegen::Service<http::Request<tonic::body::Body>> for GrpcService {
         let handler = Arc::clone(&self.handler);
         let route = Arc::clone(&self.route);
         let max_message = self.max_message;
+        let permit = Arc::clone(&self.calls).try_acquire_owned();
+        let calls = self.limits.calls;
         Box::pin(async move {
             let Some((index, method)) = found else {
                 return Ok(
                     Status::unimplemented(format!("no A2A method is served at {path}")).into_http(),
                 );
             };
+            let Ok(permit) = permit else {
+                return Ok(Status::resource_exhausted(format!(
+                    "the bridge is serving its limit of {calls} gRPC calls at once; retry later"
+                ))
+                .into_http());
+            };
+            // Messages travel uncompressed; a compressed call is refused naming what is
+            // accepted (gRPC's compression spec: UNIMPLEMENTED with `grpc-accept-encoding`).
+            if let Some(encoding) = request.headers().get("grpc-encoding")
+                && encoding.as_bytes() != b"identity"
+            {
+                let mut status = Status::unimplemented(format!(
+                    "messages compressed with {:?} are not accepted; send them uncompressed (identity)",
+                    String::from_utf8_lossy(encoding.as_bytes())
+                ));
+                status.metadata_mut().insert(
+                    "grpc-accept-encoding",
+                    tonic::metadata::MetadataValue::from_static("identity"),
+                );
+                return Ok(status.into_http());
+            }
             let call = Call {
                 services,
                 index,
@@ -133,12 +202,80 @@ impl tonic::codegen::Service<http::Request<tonic::body::Body>> for GrpcService {
             };
             let mut grpc =
                 tonic::server::Grpc::new(RawCodec).max_decoding_message_size(max_message);
-            Ok(if method.is_server_streaming() {
+            let response = if method.is_server_streaming() {
                 grpc.server_streaming(call, request).await
             } else {
                 grpc.unary(call, request).await
-            })
+            };
+            let response = too_large_is_resource_exhausted(response, max_message);
+            // The permit is the call's until its last message is written.
+            Ok(response.map(|body| {
+                tonic::body::Body::new(Permitted {
+                    body,
+                    _permit: permit,
+                })
+            }))
         })
+    }
+}
+
+/// A response whose status is tonic's refusal of a message over the decoding limit, as
+/// `RESOURCE_EXHAUSTED` naming the limit; any other response as it is.
+fn too_large_is_resource_exhausted(
+    response: http::Response<tonic::body::Body>,
+    limit: usize,
+) -> http::Response<tonic::body::Body> {
+    let refused = response
+        .headers()
+        .get("grpc-status")
+        .is_some_and(|code| code.as_bytes() == b"11")
+        && response
+            .headers()
+            .get("grpc-message")
+            .is_some_and(|message| {
+                percent_decoded(message.as_bytes()).starts_with(TONIC_TOO_LARGE)
+            });
+    if !refused {
+        return response;
+    }
+    Status::resource_exhausted(format!(
+        "the request message is larger than the {limit}-byte limit"
+    ))
+    .into_http()
+}
+
+/// A `grpc-message` value percent-decoded, as gRPC writes it.
+fn percent_decoded(value: &[u8]) -> String {
+    let text = String::from_utf8_lossy(value).replace('+', "%2B");
+    form_urlencoded::parse(format!("m={text}").as_bytes())
+        .next()
+        .map(|(_, message)| message.into_owned())
+        .unwrap_or_default()
+}
+
+/// A response body holding its call's permit until the body is dropped.
+struct Permitted {
+    body: tonic::body::Body,
+    _permit: tokio::sync::OwnedSemaphorePermit,
+}
+
+impl http_body::Body for Permitted {
+    type Data = Bytes;
+    type Error = Status;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, Status>>> {
+        std::pin::Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
     }
 }
 

@@ -235,9 +235,8 @@ impl Service {
             let multi_segment = pattern.contains('/');
             if multi_segment && !pattern_matches(pattern, &value) {
                 return Err(format!(
-                    "{} {name:?} of {} is not a resource name of the form {pattern:?}",
+                    "{}.{field} {value:?} is not a resource name of the form {pattern:?}",
                     input.full_name(),
-                    method.name()
                 ));
             }
             path.push_str(&encode_path(&value, multi_segment));

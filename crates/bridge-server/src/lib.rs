@@ -58,7 +58,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use bridge_app::service::{FrameStream, Handler, InboundRequest, InboundResponse};
+use bridge_app::service::{FrameStream, Handler, InboundRequest, InboundResponse, Refusal};
 use bytes::Bytes;
 use futures_util::FutureExt as _;
 use http::{HeaderValue, StatusCode, header};
@@ -465,15 +465,56 @@ async fn serve(
 /// Reads one request through the limits and answers it.
 async fn answer(shared: &Shared, request: http::Request<Incoming>) -> http::Response<ResponseBody> {
     let config = &shared.config;
-    let (parts, body) = request.into_parts();
+    let head_size = head_size(&request);
+    let (mut parts, body) = request.into_parts();
+    // An absolute-form target names the host itself; the Host field is ignored (RFC 9112
+    // §3.2.2), so routing by host reads the target's.
+    if let Some(authority) = parts.uri.authority()
+        && let Ok(host) = HeaderValue::from_str(authority.as_str())
+    {
+        parts.headers.insert(header::HOST, host);
+    }
+    let mut inbound = InboundRequest {
+        method: parts.method,
+        path: parts.uri.path().to_owned(),
+        query: parts.uri.query().map(str::to_owned),
+        headers: parts.headers,
+        body: Bytes::new(),
+    };
+    let refuse = |inbound: &InboundRequest, refusal: Refusal| {
+        full_response(shared.handler.refuse(inbound, refusal))
+    };
+    if inbound
+        .headers
+        .get_all(header::HOST)
+        .iter()
+        .nth(1)
+        .is_some()
+    {
+        return refuse(&inbound, Refusal::DuplicateHost);
+    }
 
-    let declared = parts
+    // hyper's read buffer bounds the head only roughly (a head that arrives whole in a buffer
+    // grown for it is parsed); the limit is the head's own size.
+    if head_size > config.max_header_size {
+        return refuse(
+            &inbound,
+            Refusal::HeadTooLarge {
+                limit: config.max_header_size,
+            },
+        );
+    }
+
+    let declared = inbound
         .headers
         .get(header::CONTENT_LENGTH)
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.parse::<u64>().ok());
+    let too_large = Refusal::BodyTooLarge {
+        limit: config.max_body,
+    };
     if declared.is_some_and(|length| length > config.max_body as u64) {
-        return too_large(config.max_body);
+        return refuse(&inbound, too_large);
     }
     // The body gets the same deadline as the head: a client that sends a complete head and then
     // trickles its body would otherwise hold a connection and a request slot indefinitely.
@@ -483,30 +524,17 @@ async fn answer(shared: &Shared, request: http::Request<Incoming>) -> http::Resp
     )
     .await;
     let Ok(read) = read else {
-        return plain_error(
-            StatusCode::REQUEST_TIMEOUT,
-            "the request body did not arrive within the read deadline",
-        );
+        return refuse(&inbound, Refusal::BodyTimeout);
     };
-    let body = match read {
+    inbound.body = match read {
         Ok(collected) => collected.to_bytes(),
-        Err(error) if error.is::<LengthLimitError>() => return too_large(config.max_body),
+        Err(error) if error.is::<LengthLimitError>() => return refuse(&inbound, too_large),
         Err(error) => {
             tracing::debug!(%error, "request body could not be read");
-            return plain_error(
-                StatusCode::BAD_REQUEST,
-                "the request body could not be read",
-            );
+            return refuse(&inbound, Refusal::BodyUnreadable);
         }
     };
 
-    let inbound = InboundRequest {
-        method: parts.method,
-        path: parts.uri.path().to_owned(),
-        query: parts.uri.query().map(str::to_owned),
-        headers: parts.headers,
-        body,
-    };
     let handler = &shared.handler;
     // A panic can come from building the future as well as from polling it.
     let answer = match std::panic::catch_unwind(AssertUnwindSafe(|| handler.handle(inbound))) {
@@ -531,6 +559,34 @@ async fn answer(shared: &Shared, request: http::Request<Incoming>) -> http::Resp
         Err(_) => {
             tracing::error!("the handler panicked");
             plain_error(StatusCode::INTERNAL_SERVER_ERROR, "internal error")
+        }
+    }
+}
+
+/// The size of a request's head as sent: the request line and every header field with its
+/// line end.
+fn head_size<B>(request: &http::Request<B>) -> usize {
+    let line = request.method().as_str().len()
+        + request
+            .uri()
+            .path_and_query()
+            .map_or(1, |target| target.as_str().len())
+        + request.uri().authority().map_or(0, |a| a.as_str().len())
+        + " HTTP/1.1\r\n".len();
+    request.headers().iter().fold(line, |size, (name, value)| {
+        size + name.as_str().len() + value.len() + ": \r\n".len()
+    }) + "\r\n".len()
+}
+
+/// A refusal the handler wrote, as the server sends it; a stream (no handler refuses with
+/// one) is answered as a plain refusal would be.
+fn full_response(response: InboundResponse) -> http::Response<ResponseBody> {
+    match response {
+        InboundResponse::Full(response) => response.map(|body| Full::new(body).boxed_unsync()),
+        InboundResponse::Stream { head, .. } => {
+            let mut response = plain_error(head.status, "the request was refused");
+            *response.headers_mut() = head.headers;
+            response
         }
     }
 }
@@ -671,12 +727,6 @@ impl Body for EventSource {
             return Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(KEEPALIVE_FRAME)))));
         }
     }
-}
-
-/// 413 with a small JSON body naming the limit.
-fn too_large(limit: usize) -> http::Response<ResponseBody> {
-    let body = format!(r#"{{"error":"request body too large","limit":{limit}}}"#);
-    json_response(StatusCode::PAYLOAD_TOO_LARGE, body)
 }
 
 /// An error status with a small JSON body.

@@ -106,6 +106,12 @@ fn guarded_v4(ip: Ipv4Addr) -> Option<&'static str> {
         Some("multicast")
     } else if ip.is_broadcast() {
         Some("broadcast")
+    } else if a >= 240 {
+        Some("reserved")
+    } else if a == 198 && (18..20).contains(&b) {
+        Some("benchmarking")
+    } else if a == 192 && b == 0 && ip.octets()[2] == 0 {
+        Some("IETF protocol assignments")
     } else {
         None
     }
@@ -126,6 +132,8 @@ fn guarded_v6(ip: Ipv6Addr) -> Option<&'static str> {
         Some("link-local")
     } else if first & 0xfe00 == 0xfc00 {
         Some("unique-local")
+    } else if first & 0xffc0 == 0xfec0 {
+        Some("site-local")
     } else if ip.is_multicast() {
         Some("multicast")
     } else {
@@ -133,17 +141,25 @@ fn guarded_v6(ip: Ipv6Addr) -> Option<&'static str> {
     }
 }
 
-/// The IPv4 address inside an IPv4-mapped (`::ffff:a.b.c.d`) or NAT64 (`64:ff9b::a.b.c.d`)
-/// IPv6 address.
+/// The IPv4 address inside an IPv6 address that carries one to an IPv4 host: IPv4-mapped
+/// (`::ffff:a.b.c.d`), IPv4-compatible (`::a.b.c.d`, deprecated but still routed by some
+/// stacks), NAT64 (`64:ff9b::a.b.c.d`, and the local-use `64:ff9b:1::/48`) and 6to4
+/// (`2002:aabb:ccdd::`).
 fn embedded_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
     if let Some(v4) = ip.to_ipv4_mapped() {
         return Some(v4);
     }
     let s = ip.segments();
-    (s[..6] == [0x64, 0xff9b, 0, 0, 0, 0]).then(|| {
-        let [hi, lo] = [s[6], s[7]];
-        Ipv4Addr::from((u32::from(hi) << 16) | u32::from(lo))
-    })
+    let v4 = |hi: u16, lo: u16| Ipv4Addr::from((u32::from(hi) << 16) | u32::from(lo));
+    let compatible = s[..6] == [0, 0, 0, 0, 0, 0] && !ip.is_loopback() && !ip.is_unspecified();
+    let nat64 = s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] || s[..3] == [0x64, 0xff9b, 1];
+    if compatible || nat64 {
+        Some(v4(s[6], s[7]))
+    } else if s[0] == 0x2002 {
+        Some(v4(s[1], s[2]))
+    } else {
+        None
+    }
 }
 
 /// The guard: the ranges above, less the allowed networks.
@@ -600,6 +616,15 @@ mod tests {
         ("::ffff:10.0.0.1", "private"),
         ("::ffff:169.254.169.254", "cloud metadata"),
         ("64:ff9b::7f00:1", "loopback"),
+        ("64:ff9b:1::a00:1", "private"),
+        ("::7f00:1", "loopback"),
+        ("::a9fe:a9fe", "cloud metadata"),
+        ("2002:7f00:1::", "loopback"),
+        ("2002:a9fe:a9fe::1", "cloud metadata"),
+        ("fec0::1", "site-local"),
+        ("240.0.0.1", "reserved"),
+        ("198.18.0.1", "benchmarking"),
+        ("192.0.0.170", "IETF protocol assignments"),
     ];
 
     const PUBLIC: &[&str] = &[
@@ -609,6 +634,10 @@ mod tests {
         "100.128.0.1",
         "2001:4860:4860::8888",
         "::ffff:8.8.8.8",
+        "::808:808",
+        "2002:808:808::1",
+        "198.20.0.1",
+        "192.0.1.1",
     ];
 
     #[test]
@@ -658,6 +687,24 @@ mod tests {
             .await
             .unwrap_err();
         assert!(why.contains("loopback"), "{why}");
+        // Every other spelling of a guarded address: decimal, hex and octal IPv4 (read as
+        // the WHATWG URL parser reads them), a shortened dotted form, IPv4-compatible IPv6.
+        for url in [
+            "http://2130706433:9/hook",
+            "http://0x7f000001:9/hook",
+            "http://0x7f.0.0.1:9/hook",
+            "http://017700000001:9/hook",
+            "http://127.1:9/hook",
+            "http://0251.0376.0251.0376/latest/meta-data",
+            "http://[::127.0.0.1]:9/hook",
+            "http://[0:0:0:0:0:ffff:7f00:1]:9/hook",
+        ] {
+            let why = guard.check(url).await.unwrap_err();
+            assert!(
+                why.contains("loopback") || why.contains("cloud metadata"),
+                "{url}: {why}"
+            );
+        }
         let why = guard.check("http://localhost:9/hook").await.unwrap_err();
         assert!(
             why.contains("localhost resolves to") && why.contains("loopback"),

@@ -433,15 +433,20 @@ fn tagged_to_rpc(value: Value) -> Value {
 }
 
 /// A proto `TaskPushNotificationConfig` (`name` = `tasks/{id}/pushNotificationConfigs/{cid}`)
-/// as the JSON-RPC one (`taskId`).
+/// as the JSON-RPC one (`taskId`). The task id is everything between `tasks/` and the last
+/// `/pushNotificationConfigs/`, so an id with a `/` in it (which [`push_to_rest`] writes as it
+/// is) reads back whole.
 fn push_to_rpc(config: Value) -> Value {
     let mut config = object(config);
     let task_id = config
         .remove("name")
         .and_then(|name| name.as_str().map(str::to_owned))
         .and_then(|name| {
-            name.strip_prefix("tasks/")
-                .map(|rest| rest.split('/').next().unwrap_or_default().to_owned())
+            name.strip_prefix("tasks/").map(|rest| {
+                rest.rsplit_once("/pushNotificationConfigs/")
+                    .map_or(rest, |(task, _)| task)
+                    .to_owned()
+            })
         })
         .unwrap_or_default();
     json!({
@@ -1048,6 +1053,35 @@ mod tests {
         assert_eq!(value["preferredTransport"], "HTTP+JSON", "{value}");
         assert_eq!(value["supportsAuthenticatedExtendedCard"], true, "{value}");
         assert_eq!(value["skills"][0]["id"], "s", "{value}");
+    }
+
+    #[test]
+    fn a_push_config_of_a_task_id_with_a_slash_reads_back_with_the_whole_id() {
+        // Regression (fuzz target decode_rest_v10): the task id was read from the config's
+        // `name` up to its first `/`, so a config of task `a/b` written by this codec read back
+        // as a config of task `a`.
+        let result = br#"{"taskId":"taskGeT /extendedAgentCard-1","pushNotificationConfig":{"id":"cfg-","url":"https://client.example.com/webhook","token":"tok-1"}}"#;
+        let reply = V03JsonRpc
+            .decode_result(Method::CreatePushConfig, result)
+            .unwrap();
+        let written = V03Rest
+            .encode_result(Method::CreatePushConfig, reply)
+            .unwrap();
+        let again = V03Rest
+            .decode_result(Method::CreatePushConfig, &written.value)
+            .unwrap();
+        let rewritten = V03Rest
+            .encode_result(Method::CreatePushConfig, again)
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&rewritten.value),
+            String::from_utf8_lossy(&written.value)
+        );
+        let value: Value = serde_json::from_slice(&rewritten.value).unwrap();
+        assert_eq!(
+            value["name"],
+            "tasks/taskGeT /extendedAgentCard-1/pushNotificationConfigs/cfg-"
+        );
     }
 
     #[test]

@@ -204,12 +204,12 @@ async fn two_routes_reach_their_own_agents_and_serve_their_own_cards() {
         answer["result"]["message"]["parts"][0]["text"], "first",
         "{answer}"
     );
-    // A prefix matches whole path segments only.
+    // A prefix matches whole path segments only: `/agents/secondary` is below the root route,
+    // which takes JSON-RPC on its own path alone, so the call is 404 and reaches no agent.
     let answer = send_1_0(&format!("{base}/agents/secondary"), &[]).await;
-    assert_eq!(
-        answer["result"]["message"]["parts"][0]["text"], "first",
-        "{answer}"
-    );
+    assert_eq!(answer["error"]["code"], 404, "{answer}");
+    assert_eq!(answer["error"]["status"], "NOT_FOUND", "{answer}");
+    assert!(answer.get("result").is_none(), "{answer}");
 
     let (status, card) = get(format!("{base}/agents/second/.well-known/agent-card.json")).await;
     assert_eq!(status, 200, "{card}");

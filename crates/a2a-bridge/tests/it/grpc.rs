@@ -60,7 +60,13 @@ async fn a_grpc_call_reaches_the_agent_and_is_counted_as_grpc_and_an_oversized_o
         )
         .await
         .unwrap_err();
-    assert_eq!(refused.code(), tonic::Code::OutOfRange, "{refused:?}");
+    // RESOURCE_EXHAUSTED, as gRPC's status table and grpcio servers answer it, naming the limit.
+    assert_eq!(
+        refused.code(),
+        tonic::Code::ResourceExhausted,
+        "{refused:?}"
+    );
+    assert!(refused.message().contains("2048-byte limit"), "{refused:?}");
 
     let (_, metrics) = get(format!("http://{}/metrics", running.admin)).await;
     let counted = sample(

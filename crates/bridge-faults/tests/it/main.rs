@@ -8,6 +8,8 @@
 
 mod callers;
 mod grpc;
+mod h2abuse;
+mod hostile;
 mod rest;
 mod soak;
 mod upstream;

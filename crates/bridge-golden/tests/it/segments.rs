@@ -2,6 +2,10 @@
 //! revisions carries each id as exactly one segment, whatever bytes it holds. `.` and `..` are
 //! written `%2E` and `%2E%2E`, so a server or proxy that removes dot segments (RFC 3986
 //! §6.2.2.3) behind the bridge never turns a call into a request for another resource.
+#![expect(
+    clippy::panic,
+    reason = "a failed case names its revision, id and path as it fails"
+)]
 
 use bridge_app::codec::RestCodec;
 use bridge_ir::{Method, Revision};

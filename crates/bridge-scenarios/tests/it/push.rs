@@ -312,6 +312,10 @@ async fn deliveries_with_a_wrong_secret_token_or_body_are_refused_and_nothing_is
         deliver(&b, &path, &token, &json!({"kind": "task"})).await,
         400
     );
+    // The webhook was registered for task t-1: a notification about another task is refused.
+    let mut other = task_v03("completed");
+    other["id"] = json!("t-2");
+    assert_eq!(deliver(&b, &path, &token, &other).await, 400);
     assert!(recorder.taken().is_empty());
     let got = call(&b, http::Method::GET, &path, &[], "").await;
     assert!(matches!(got, Received::Full { status: 405, .. }));

@@ -372,7 +372,10 @@ async fn a_binding_switched_off_is_neither_served_nor_listed_on_the_card() {
     let jsonrpc_only = bridge(agent.clone(), |s| s.bindings = vec![Binding::JsonRpc]);
     let got = call(&jsonrpc_only, http::Method::GET, "/tasks/t-1", &[V1], "").await;
     let (status, _) = status_and_body(&got);
-    assert_eq!(status, 405, "a REST path is not REST here: {got:#?}");
+    assert_eq!(
+        status, 404,
+        "no binding of this route serves a REST path: {got:#?}"
+    );
     let card = call(
         &jsonrpc_only,
         http::Method::GET,
