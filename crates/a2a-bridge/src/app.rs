@@ -329,7 +329,11 @@ async fn spawn_grpc(
                 read(&files.cert_chain)?,
                 read(&files.private_key)?,
             );
-            Some(tonic::transport::ServerTlsConfig::new().identity(identity))
+            Some(
+                tonic::transport::ServerTlsConfig::new()
+                    .identity(identity)
+                    .timeout(resolved.server.header_read_timeout),
+            )
         }
         None => None,
     };

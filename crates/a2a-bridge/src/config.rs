@@ -817,6 +817,8 @@ impl Config {
             streams_per_connection: self.limits.grpc_streams_per_connection,
             calls: self.limits.streams,
             header_list: u32::try_from(self.limits.header_size).unwrap_or(u32::MAX),
+            connections: self.limits.connections,
+            first_read: self.timeouts.header_read,
         };
         Ok(Resolved {
             grpc_limits,

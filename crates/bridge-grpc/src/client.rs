@@ -561,6 +561,8 @@ mod tests {
         Task,
         /// Answers a 4 KiB message.
         Big,
+        /// Refuses with `NOT_FOUND` and status details that are no `google.rpc.Status`.
+        OddDetails,
     }
 
     #[derive(Clone)]
@@ -598,9 +600,11 @@ mod tests {
                     Script::StreamThenHold | Script::StreamThenFail => {
                         grpc.server_streaming(agent, request).await
                     }
-                    Script::Garbage | Script::Slow | Script::Task | Script::Big => {
-                        grpc.unary(agent, request).await
-                    }
+                    Script::Garbage
+                    | Script::Slow
+                    | Script::Task
+                    | Script::Big
+                    | Script::OddDetails => grpc.unary(agent, request).await,
                 })
             })
         }
@@ -615,6 +619,13 @@ mod tests {
             Box::pin(async move {
                 if matches!(script, Script::Slow) {
                     tokio::time::sleep(Duration::from_secs(5)).await;
+                }
+                if matches!(script, Script::OddDetails) {
+                    return Err(tonic::Status::with_details(
+                        tonic::Code::NotFound,
+                        "no such task",
+                        Bytes::from_static(b"\xff\x00 not a google.rpc.Status \x12"),
+                    ));
                 }
                 if matches!(script, Script::Big) {
                     // A 1.0 Task whose id is 4 KiB long.
@@ -1004,6 +1015,68 @@ mod tests {
             "{:?}",
             strict.map(|a| a.status)
         );
+    }
+
+    #[tokio::test]
+    async fn status_details_that_are_no_status_are_read_by_the_code_alone() {
+        let (target, _) = agent(Script::OddDetails).await;
+        let answer = upstream()
+            .send(get_task(&target, Deadline::Total(Duration::from_secs(5))))
+            .await
+            .unwrap();
+        assert_eq!(answer.status, StatusCode::NOT_FOUND);
+        let body = body_of(answer.body).await;
+        assert!(
+            body.contains("TASK_NOT_FOUND") && body.contains("no such task"),
+            "{body}"
+        );
+    }
+
+    /// A gRPC agent (on the h2 crate) that resets every stream with `reason`; counts the
+    /// streams it was sent.
+    async fn resetting_agent(reason: h2::Reason) -> (String, Arc<AtomicUsize>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let streams = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&streams);
+        tokio::spawn(async move {
+            while let Ok((socket, _)) = listener.accept().await {
+                let counted = Arc::clone(&counted);
+                tokio::spawn(async move {
+                    let Ok(mut connection) = h2::server::handshake(socket).await else {
+                        return;
+                    };
+                    while let Some(Ok((_, mut respond))) = connection.accept().await {
+                        counted.fetch_add(1, Ordering::SeqCst);
+                        respond.send_reset(reason);
+                    }
+                });
+            }
+        });
+        (addr.to_string(), streams)
+    }
+
+    #[tokio::test]
+    async fn a_stream_the_agent_resets_fails_the_call_and_a_refused_one_is_sent_again_in_bounds() {
+        // Reset after it was taken: the call may have run, so it fails, once, as the
+        // connection's failure.
+        let (target, streams) = resetting_agent(h2::Reason::INTERNAL_ERROR).await;
+        let answer = upstream()
+            .send(get_task(&target, Deadline::Total(Duration::from_secs(5))))
+            .await;
+        assert!(
+            matches!(&answer, Err(UpstreamError::Transport(_))),
+            "{:?}",
+            answer.map(|a| a.status)
+        );
+        assert_eq!(streams.load(Ordering::SeqCst), 1);
+        // Refused (REFUSED_STREAM: never taken): sent again, up to three times in all.
+        let (target, streams) = resetting_agent(h2::Reason::REFUSED_STREAM).await;
+        let answer = upstream()
+            .send(get_task(&target, Deadline::Total(Duration::from_secs(5))))
+            .await;
+        assert!(answer.is_err(), "{:?}", answer.map(|a| a.status));
+        assert_eq!(streams.load(Ordering::SeqCst), 3);
     }
 
     #[tokio::test]

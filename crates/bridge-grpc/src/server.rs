@@ -7,6 +7,7 @@
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use tokio::sync::Semaphore;
 
@@ -47,6 +48,11 @@ pub struct GrpcLimits {
     pub calls: usize,
     /// The largest header list (HPACK-decoded names and values) a request may carry, in bytes.
     pub header_list: u32,
+    /// Connections served at once; at the cap the listener stops accepting and the kernel's
+    /// backlog holds newcomers, as on the HTTP listener.
+    pub connections: usize,
+    /// How long a new connection may stay silent: one that has sent no byte by then is closed.
+    pub first_read: Duration,
 }
 
 impl Default for GrpcLimits {
@@ -55,6 +61,8 @@ impl Default for GrpcLimits {
             streams_per_connection: 100,
             calls: 10_000,
             header_list: 64 * 1024,
+            connections: 1024,
+            first_read: Duration::from_secs(10),
         }
     }
 }
@@ -134,11 +142,131 @@ impl GrpcService {
         if let Some(tls) = tls {
             builder = builder.tls_config(tls).map_err(|e| e.to_string())?;
         }
-        let incoming = tonic::transport::server::TcpIncoming::from(listener);
+        let permits = Arc::new(Semaphore::new(self.limits.connections.max(1)));
+        let first_read = self.limits.first_read;
+        let incoming = futures_util::stream::unfold(
+            (listener, permits),
+            move |(listener, permits)| async move {
+                let permit = Arc::clone(&permits).acquire_owned().await.ok()?;
+                loop {
+                    match listener.accept().await {
+                        Ok((io, _)) => {
+                            let _ = io.set_nodelay(true);
+                            let held = Held::new(io, permit, first_read);
+                            return Some((Ok::<_, std::io::Error>(held), (listener, permits)));
+                        }
+                        Err(error) => {
+                            tracing::warn!(%error, "gRPC accept failed");
+                            tokio::time::sleep(Duration::from_millis(100)).await;
+                        }
+                    }
+                }
+            },
+        );
         builder
-            .serve_with_incoming_shutdown(self, incoming, shutdown)
+            .serve_with_incoming_shutdown(self, Box::pin(incoming), shutdown)
             .await
             .map_err(|e| e.to_string())
+    }
+}
+
+/// An accepted connection: it holds one of the listener's connection permits until it closes,
+/// and is closed when it has sent nothing within its first-read deadline (a client that
+/// connects and stays silent would otherwise hold a permit for ever).
+struct Held {
+    io: tokio::net::TcpStream,
+    _permit: tokio::sync::OwnedSemaphorePermit,
+    silent_until: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl Held {
+    fn new(
+        io: tokio::net::TcpStream,
+        permit: tokio::sync::OwnedSemaphorePermit,
+        first_read: Duration,
+    ) -> Self {
+        Self {
+            io,
+            _permit: permit,
+            silent_until: Some(Box::pin(tokio::time::sleep(first_read))),
+        }
+    }
+}
+
+impl tokio::io::AsyncRead for Held {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let this = &mut *self;
+        let before = buf.filled().len();
+        match std::pin::Pin::new(&mut this.io).poll_read(cx, buf) {
+            Poll::Ready(Ok(())) => {
+                if buf.filled().len() > before {
+                    this.silent_until = None;
+                }
+                Poll::Ready(Ok(()))
+            }
+            Poll::Pending => {
+                let silent_too_long = this
+                    .silent_until
+                    .as_mut()
+                    .is_some_and(|deadline| deadline.as_mut().poll(cx).is_ready());
+                if silent_too_long {
+                    return Poll::Ready(Err(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        "the connection sent nothing within its first-read deadline",
+                    )));
+                }
+                Poll::Pending
+            }
+            failed @ Poll::Ready(Err(_)) => failed,
+        }
+    }
+}
+
+impl tokio::io::AsyncWrite for Held {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        std::pin::Pin::new(&mut self.io).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        std::pin::Pin::new(&mut self.io).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.io).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.io).poll_shutdown(cx)
+    }
+}
+
+impl tonic::transport::server::Connected for Held {
+    type ConnectInfo = tonic::transport::server::TcpConnectInfo;
+
+    fn connect_info(&self) -> Self::ConnectInfo {
+        self.io.connect_info()
     }
 }
 
@@ -504,6 +632,17 @@ fn error_in(known: Option<ErrorCode>, body: &[u8]) -> (ErrorCode, String) {
 /// The status of an HTTP+JSON error answer: the A2A error the pipeline named (`CallInfo`), else
 /// what the HTTP status says (the bridge refused before any A2A call: credentials, routing).
 fn answer_status(service: &Service, parts: &http::response::Parts, body: &[u8]) -> Status {
+    // Credentials belong to the transport: a refusal of them is UNAUTHENTICATED (or
+    // PERMISSION_DENIED) whatever A2A error its body names for HTTP callers.
+    let credentials = match parts.status.as_u16() {
+        401 => Some(Code::Unauthenticated),
+        403 => Some(Code::PermissionDenied),
+        _ => None,
+    };
+    if let Some(code) = credentials {
+        let (_, message) = error_in(None, body);
+        return Status::new(code, message);
+    }
     let named = parts
         .extensions
         .get::<CallInfo>()
@@ -691,6 +830,77 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_silent_connection_is_closed_and_connections_wait_at_the_cap() {
+        use tokio::io::AsyncReadExt as _;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let canned = Canned {
+            status: 200,
+            body: r#"{"id": "t-1", "status": {"state": "TASK_STATE_WORKING"}}"#,
+            error: None,
+        };
+        let limits = GrpcLimits {
+            connections: 2,
+            first_read: Duration::from_millis(300),
+            ..GrpcLimits::default()
+        };
+        tokio::spawn(
+            GrpcService::new(services(), Arc::new(canned), 1 << 20)
+                .with_limits(limits)
+                .serve(listener, None, std::future::pending()),
+        );
+
+        // A connection that sends nothing is closed at its first-read deadline.
+        let mut silent = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let started = tokio::time::Instant::now();
+        // (The server's SETTINGS come first; then the connection closes.)
+        let mut received = Vec::new();
+        let closed =
+            tokio::time::timeout(Duration::from_secs(3), silent.read_to_end(&mut received)).await;
+        assert!(
+            closed.is_ok(),
+            "the silent connection was still open after 3 s"
+        );
+        assert!(started.elapsed() >= Duration::from_millis(250));
+        assert!(started.elapsed() < Duration::from_secs(2));
+        drop(silent);
+
+        // Two live connections hold the cap: a third is not served until one of them closes.
+        let connect = move || async move {
+            let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
+                .unwrap()
+                .connect()
+                .await
+                .unwrap();
+            let mut client = tonic::client::Grpc::new(channel);
+            client.ready().await.unwrap();
+            client
+                .unary(
+                    tonic::Request::new(get_task_v10()),
+                    http::uri::PathAndQuery::from_static("/lf.a2a.v1.A2AService/GetTask"),
+                    RawCodec,
+                )
+                .await
+                .unwrap();
+            client
+        };
+        let first = connect().await;
+        let second = connect().await;
+        let third = tokio::spawn(connect());
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        assert!(
+            !third.is_finished(),
+            "a third connection was served at the cap"
+        );
+        drop(first);
+        tokio::time::timeout(Duration::from_secs(3), third)
+            .await
+            .unwrap()
+            .unwrap();
+        drop(second);
+    }
+
+    #[tokio::test]
     async fn an_error_is_the_status_its_revision_gives_it() {
         let body =
             r#"{"error": {"code": 404, "status": "NOT_FOUND", "message": "task t-1 not found"}}"#;
@@ -740,6 +950,24 @@ mod tests {
         .unwrap_err();
         assert_eq!(status.code(), Code::InvalidArgument);
         assert!(String::from_utf8_lossy(status.details()).contains("INVALID_PARAMS"));
+
+        // A refusal of the caller's credentials (HTTP 401, whatever A2A error the body names
+        // for HTTP callers) is UNAUTHENTICATED; 403 is PERMISSION_DENIED.
+        for (http_status, code) in [(401, Code::Unauthenticated), (403, Code::PermissionDenied)] {
+            let status = call(
+                Canned {
+                    status: http_status,
+                    body: r#"{"error": {"code": 401, "message": "unauthorized: send a valid bearer token"}}"#,
+                    error: Some(ErrorCode::InvalidRequest),
+                },
+                "/lf.a2a.v1.A2AService/GetTask",
+                get_task_v10(),
+            )
+            .await
+            .unwrap_err();
+            assert_eq!(status.code(), code, "{status:?}");
+            assert!(status.message().contains("unauthorized"), "{status:?}");
+        }
     }
 
     /// A handler that answers every call with a stream of `frames`.

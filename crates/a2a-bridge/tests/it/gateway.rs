@@ -220,6 +220,75 @@ async fn two_routes_reach_their_own_agents_and_serve_their_own_cards() {
     assert_eq!(card["url"], base, "{card}");
 }
 
+/// The calls (requests with a body type) an agent has received.
+fn calls_seen(agent: &Recorder) -> usize {
+    agent
+        .seen
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|headers| headers.contains_key(http::header::CONTENT_TYPE))
+        .count()
+}
+
+#[tokio::test]
+async fn dot_segments_and_encoded_slashes_in_a_path_never_reach_another_routes_agent() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let (first, first_agent) = recorder("first").await;
+    let (second, second_agent) = recorder("second").await;
+    let running = start(&format!(
+        "listen = \"{{listen}}\"\n\
+         [upstream]\nurl = \"http://{first}\"\n\
+         [[routes]]\nname = \"second\"\nprefix = \"/agents/second\"\n\
+         [routes.upstream]\nurl = \"http://{second}\"\nrevision = \"0.3\"\n"
+    ))
+    .await;
+    wait_ready(&running).await;
+    let before = (calls_seen(&first_agent), calls_seen(&second_agent));
+    let call = r#"{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","messageId":"m","role":"user","parts":[{"kind":"text","text":"hi"}]}}}"#;
+    // Sent as written: no client library normalizes them away on the way.
+    for path in [
+        "/agents/second/../",
+        "/agents/second/..",
+        "/agents/second/./",
+        "/agents/second/%2E%2E/",
+        "/agents/second/%2e%2e",
+        "/agents%2Fsecond",
+        "/agents%2fsecond/",
+        "//agents/second",
+        "/agents/second/..%2F",
+    ] {
+        let mut stream = tokio::net::TcpStream::connect(running.addr).await.unwrap();
+        stream
+            .write_all(
+                format!(
+                    "POST {path} HTTP/1.1\r\nHost: bridge\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{call}",
+                    call.len()
+                )
+                .as_bytes(),
+            )
+            .await
+            .unwrap();
+        let mut answer = String::new();
+        tokio::time::timeout(Duration::from_secs(5), stream.read_to_string(&mut answer))
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(answer.starts_with("HTTP/1.1 404 "), "{path}: {answer}");
+    }
+    // Neither agent took a call: a path is served by the route its prefix names, as written.
+    assert_eq!(
+        (calls_seen(&first_agent), calls_seen(&second_agent)),
+        before
+    );
+    // The route's own path still serves.
+    let answer = send_1_0(&format!("http://{}/agents/second/", running.addr), &[]).await;
+    assert_eq!(
+        answer["result"]["message"]["parts"][0]["text"], "second",
+        "{answer}"
+    );
+}
+
 #[tokio::test]
 async fn a_host_limited_route_wins_over_the_same_prefix_without_a_host() {
     let (plain, _) = recorder("plain").await;

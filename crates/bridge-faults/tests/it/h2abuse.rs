@@ -39,6 +39,8 @@ const LIMITS: GrpcLimits = GrpcLimits {
     streams_per_connection: 4,
     calls: 6,
     header_list: 16 * 1024,
+    connections: 64,
+    first_read: Duration::from_secs(10),
 };
 
 /// A gRPC listener with [`LIMITS`] in front of the harness's bridge.

@@ -436,6 +436,31 @@ async fn smuggling_and_header_abuse_never_make_the_agent_see_a_request_the_calle
         assert!(!harness.stub.requested("/smuggled"), "{what}");
     }
 
+    still_up_and_settled(&harness, V0_3, &baseline).await;
+}
+
+#[tokio::test]
+async fn line_ends_hop_by_hop_headers_and_absolute_targets_reach_the_agent_only_as_sent() {
+    let _shared = shared().await;
+    let (harness, baseline) = warmed(V0_3, V0_3).await;
+    let call = r#"{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"t-1"}}"#;
+    let smuggled = "GET /smuggled HTTP/1.1\r\nHost: bridge\r\n\r\n";
+    // Bare LF line ends (RFC 9112 §2.2 lets a recipient take them): one request, read as
+    // sent, forwarded once; what follows its body is never a request the agent sees.
+    let before = harness.stub.requests();
+    let answer = raw(
+        harness.addr,
+        format!(
+            "POST / HTTP/1.1\nHost: bridge\nContent-Type: application/json\nContent-Length: {}\n\n{call}{smuggled}",
+            call.len()
+        )
+        .as_bytes(),
+    )
+    .await;
+    assert!(responses(&answer) <= 2, "{answer}");
+    assert!(harness.stub.requests() - before <= 1);
+    assert!(!harness.stub.requested("/smuggled"));
+
     // Headers the caller names in Connection are hop-by-hop: never forwarded, credentials
     // included; a header value cannot carry a second header line toward the agent.
     let before = harness.stub.requests();
@@ -514,6 +539,15 @@ async fn grpc_calls_the_service_cannot_take_are_refused_with_the_status_grpc_def
     assert_eq!(refused.code(), tonic::Code::InvalidArgument, "{refused:?}");
     assert!(refused.message().contains("tasks/a/b"), "{refused:?}");
 
+    // Invalid UTF-8 in a protobuf string field.
+    let mut message = grpc_message(V1_0, "GetTask", &json!({"id": "t-1"})).to_vec();
+    let at = message.windows(3).position(|w| w == b"t-1").unwrap();
+    message[at..at + 3].copy_from_slice(&[0xff, 0xfe, 0xfd]);
+    let refused = grpc_unary(grpc, V1_0, "GetTask", Bytes::from(message), &[])
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), tonic::Code::InvalidArgument, "{refused:?}");
+
     // A method no service has.
     let message = grpc_message(V1_0, "GetTask", &json!({"id": "t-1"}));
     let refused = grpc_unary(grpc, V1_0, "Frobnicate", message, &[])
@@ -546,5 +580,87 @@ async fn grpc_calls_the_service_cannot_take_are_refused_with_the_status_grpc_def
     grpc_unary(grpc, V1_0, "GetTask", message, &[])
         .await
         .unwrap();
+    still_up_and_settled(&harness, V1_0, &baseline).await;
+}
+
+#[tokio::test]
+async fn an_http_json_caller_that_goes_away_mid_stream_takes_the_upstream_stream_down_with_it() {
+    let _shared = shared().await;
+    let (harness, baseline) = warmed(V0_3, V1_0).await;
+    let body = r#"{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[{"text":"hi"}]}}"#;
+    let mut stream = TcpStream::connect(harness.addr).await.unwrap();
+    stream
+        .write_all(
+            format!(
+                "POST /message:stream HTTP/1.1\r\nHost: bridge\r\nA2A-Version: 1.0\r\n{}: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+                bridge_faults::stub::FAULT_HEADER,
+                bridge_faults::Fault::SseTrickle.name(),
+                body.len()
+            )
+            .as_bytes(),
+        )
+        .await
+        .unwrap();
+    // Three events, then the caller goes away with the stream still running.
+    let mut received = String::new();
+    let mut chunk = vec![0; 4096];
+    while received.matches("data:").count() < 3 {
+        let n = tokio::time::timeout(Duration::from_secs(2), stream.read(&mut chunk))
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(n > 0, "{received}");
+        received.push_str(&String::from_utf8_lossy(&chunk[..n]));
+    }
+    assert!(received.starts_with("HTTP/1.1 200 OK"), "{received}");
+    let open = harness.counters();
+    assert_eq!((open.open_streams, open.stub_in_flight), (1, 1), "{open:?}");
+    drop(stream);
+    // The stub sends every 20 ms for ever; only the bridge letting go of its stream stops it.
+    let settled = harness.settle(&baseline).await.unwrap();
+    assert!(
+        settled.stub_connections < open.stub_connections,
+        "{settled:?} {open:?}"
+    );
+    still_up_and_settled(&harness, V1_0, &baseline).await;
+}
+
+#[tokio::test]
+async fn a_grpc_callers_deadline_ends_its_call_toward_the_agent() {
+    let _shared = shared().await;
+    // A long unary deadline toward the agent, so only the caller's deadline can end the call.
+    let mut options = Options::new(V1_0);
+    let mut settings = bridge_faults::harness::test_settings("http://bridge", "http://stub");
+    settings.timeouts.unary = Duration::from_secs(30);
+    options.settings = Some(settings);
+    let harness = Harness::with(options).await.unwrap();
+    let baseline = harness.baseline(V1_0).await.unwrap();
+    let grpc = grpc_front(&harness).await;
+    let channel = tonic::transport::Endpoint::from_shared(format!("http://{grpc}"))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut client = tonic::client::Grpc::new(channel);
+    client.ready().await.unwrap();
+    let mut request = tonic::Request::new(grpc_message(V1_0, "GetTask", &json!({"id": "t-1"})));
+    request.set_timeout(Duration::from_millis(300));
+    request.metadata_mut().insert(
+        bridge_faults::stub::FAULT_HEADER,
+        bridge_faults::Fault::HangBeforeHead.name().parse().unwrap(),
+    );
+    let started = tokio::time::Instant::now();
+    let path = http::uri::PathAndQuery::from_static("/lf.a2a.v1.A2AService/GetTask");
+    let status = client.unary(request, path, RawCodec).await.unwrap_err();
+    assert!(
+        matches!(
+            status.code(),
+            tonic::Code::DeadlineExceeded | tonic::Code::Cancelled
+        ),
+        "{status:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(2));
+    // The agent's request goes with the caller's deadline, long before the bridge's own.
+    harness.settle(&baseline).await.unwrap();
     still_up_and_settled(&harness, V1_0, &baseline).await;
 }

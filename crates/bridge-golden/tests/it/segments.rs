@@ -11,7 +11,7 @@ use bridge_app::codec::RestCodec;
 use bridge_ir::{Method, Revision};
 
 /// Ids that are, or hold, what a path gives meaning to.
-const HOSTILE: [&str; 9] = [
+const HOSTILE: [&str; 10] = [
     ".",
     "..",
     "...",
@@ -21,6 +21,7 @@ const HOSTILE: [&str; 9] = [
     "%2E%2E",
     "t 1?x=y#z",
     "t\u{e9}",
+    "t\r\nX-Injected: 1",
 ];
 
 /// Every operation whose path carries an id, in each revision: the HTTP method, the template
