@@ -85,11 +85,13 @@ pub enum Fault {
     SseHang,
     /// A stream that sends a non-terminal status update every 20 ms, forever.
     SseTrickle,
+    /// A stream that sends 4 KiB artifact updates as fast as they are read, forever.
+    SseFlood,
 }
 
 impl Fault {
     /// Every fault, in declaration order.
-    pub const ALL: [Self; 14] = [
+    pub const ALL: [Self; 15] = [
         Self::None,
         Self::HangBeforeHead,
         Self::ResetMidBody,
@@ -104,6 +106,7 @@ impl Fault {
         Self::SseEarlyClose,
         Self::SseHang,
         Self::SseTrickle,
+        Self::SseFlood,
     ];
 
     /// The header value naming this fault.
@@ -124,6 +127,7 @@ impl Fault {
             Self::SseEarlyClose => "sse-early-close",
             Self::SseHang => "sse-hang",
             Self::SseTrickle => "sse-trickle",
+            Self::SseFlood => "sse-flood",
         }
     }
 
@@ -543,7 +547,12 @@ fn respond(
     let ok = |result: Value| shape.unary(&result);
     let stream_fault = matches!(
         fault,
-        Fault::None | Fault::SseGarbage | Fault::SseEarlyClose | Fault::SseHang | Fault::SseTrickle
+        Fault::None
+            | Fault::SseGarbage
+            | Fault::SseEarlyClose
+            | Fault::SseHang
+            | Fault::SseTrickle
+            | Fault::SseFlood
     );
     if streaming && stream_fault {
         return streamed(revision, fault, chunks, |result| shape.event(result), guard);
@@ -664,6 +673,12 @@ fn streamed(
                 Some((Ok(working.clone()), working))
             });
             event_stream(stream::iter([Ok(first)]).chain(ticks), guard)
+        }
+        Fault::SseFlood => {
+            let first = sse(&ok(wire::stream_task(revision, "submitted")));
+            let chunk = sse(&ok(wire::artifact_update(revision, &"x".repeat(4096))));
+            let flood = stream::repeat(chunk).map(Ok);
+            event_stream(stream::iter([Ok(first)]).chain(flood), guard)
         }
         _ => {
             let frames: Vec<_> = wire::stream_results(revision, chunks)

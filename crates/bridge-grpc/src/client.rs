@@ -199,9 +199,23 @@ impl GrpcCall {
         let mut grpc = tonic::client::Grpc::new(self.channel.clone())
             .max_decoding_message_size(self.max_message);
         let message = Bytes::from(message);
+        // One deadline for the connection and the head (or the whole unary call), however
+        // often the call is sent; a unary call tells the agent what is left of it
+        // (`grpc-timeout`), so the agent can give up when the bridge will.
+        let head = match deadline {
+            Deadline::Total(total) => total,
+            Deadline::Stream { head, .. } => head,
+        };
+        let deadline_at = tokio::time::Instant::now() + head;
+        let unary = matches!(deadline, Deadline::Total(_));
         let request = || {
             let mut request = tonic::Request::new(message.clone());
             copy_metadata(headers, request.metadata_mut());
+            if unary {
+                request.set_timeout(
+                    deadline_at.saturating_duration_since(tokio::time::Instant::now()),
+                );
+            }
             request
         };
         let path = http::uri::PathAndQuery::try_from(format!(
@@ -210,11 +224,7 @@ impl GrpcCall {
             self.method.name()
         ))
         .map_err(|e| UpstreamError::Request(e.to_string()))?;
-        let head = match deadline {
-            Deadline::Total(total) => total,
-            Deadline::Stream { head, .. } => head,
-        };
-        let ready = tokio::time::timeout(head, grpc.ready()).await;
+        let ready = tokio::time::timeout_at(deadline_at, grpc.ready()).await;
         match ready {
             Err(_) => {
                 return Err(UpstreamError::Timeout(format!(
@@ -236,7 +246,8 @@ impl GrpcCall {
                 Deadline::Total(total) => total,
             };
             let answered =
-                tokio::time::timeout(head, stream_until_taken(&mut grpc, request, &path)).await;
+                tokio::time::timeout_at(deadline_at, stream_until_taken(&mut grpc, request, &path))
+                    .await;
             let stream = match answered {
                 Err(_) => return Err(UpstreamError::Timeout("the gRPC stream's head".into())),
                 Ok(Err(status)) => return Ok(self.error_answer(&status)),
@@ -249,34 +260,45 @@ impl GrpcCall {
             Ok(answered)
         } else {
             let answered =
-                tokio::time::timeout(head, unary_until_taken(&mut grpc, request, &path)).await;
-            match answered {
-                Err(_) => Err(UpstreamError::Timeout(format!(
-                    "grpc://{} did not answer in time",
-                    self.target
-                ))),
-                Ok(Err(status)) if is_transport(&status) => Err(UpstreamError::Transport(format!(
-                    "grpc://{}: {}",
-                    self.target,
-                    status.message()
-                ))),
-                Ok(Err(status)) if is_too_large(&status) => Ok(self.invalid(&format!(
-                    "the message exceeds the {}-byte limit",
-                    self.max_message
-                ))),
-                Ok(Err(status)) => Ok(self.error_answer(&status)),
-                Ok(Ok(response)) => {
-                    match self.service.response_json(&self.method, response.get_ref()) {
-                        Ok(json) => {
-                            let mut answered =
-                                answer(StatusCode::OK, "application/json", Bytes::from(json));
-                            extension_headers(response.metadata(), &mut answered.headers);
-                            Ok(answered)
-                        }
-                        Err(why) => Ok(self.invalid(&why)),
-                    }
+                tokio::time::timeout_at(deadline_at, unary_until_taken(&mut grpc, request, &path))
+                    .await;
+            let answered = match answered {
+                Ok(answered) => answered,
+                Err(_) => Err(tonic::Status::deadline_exceeded("the bridge's deadline")),
+            };
+            self.unary_answer(answered, deadline_at)
+        }
+    }
+
+    /// A unary call's outcome in the HTTP+JSON form the pipeline reads.
+    fn unary_answer(
+        &self,
+        answered: Result<tonic::Response<Bytes>, tonic::Status>,
+        deadline_at: tokio::time::Instant,
+    ) -> Result<UpstreamResponse, UpstreamError> {
+        match answered {
+            Err(status) if gave_up_at(&status, deadline_at) => Err(UpstreamError::Timeout(
+                format!("grpc://{} did not answer in time", self.target),
+            )),
+            Err(status) if is_transport(&status) => Err(UpstreamError::Transport(format!(
+                "grpc://{}: {}",
+                self.target,
+                status.message()
+            ))),
+            Err(status) if is_too_large(&status) => Ok(self.invalid(&format!(
+                "the message exceeds the {}-byte limit",
+                self.max_message
+            ))),
+            Err(status) => Ok(self.error_answer(&status)),
+            Ok(response) => match self.service.response_json(&self.method, response.get_ref()) {
+                Ok(json) => {
+                    let mut answered =
+                        answer(StatusCode::OK, "application/json", Bytes::from(json));
+                    extension_headers(response.metadata(), &mut answered.headers);
+                    Ok(answered)
                 }
-            }
+                Err(why) => Ok(self.invalid(&why)),
+            },
         }
     }
 
@@ -400,6 +422,15 @@ fn is_too_large(status: &tonic::Status) -> bool {
 }
 
 /// Whether a status is the transport's (no connection, a reset), not the agent's answer.
+/// Whether a status is the agent (or the transport) giving up at the deadline it was told: the
+/// agent's clock runs a moment ahead of the bridge's, and that is the same timeout.
+fn gave_up_at(status: &tonic::Status, deadline_at: tokio::time::Instant) -> bool {
+    matches!(
+        status.code(),
+        tonic::Code::Cancelled | tonic::Code::DeadlineExceeded
+    ) && tokio::time::Instant::now() + Duration::from_millis(100) >= deadline_at
+}
+
 /// How many times a call the agent never took is sent, on a fresh connection each time.
 const ATTEMPTS: u32 = 3;
 
@@ -563,6 +594,8 @@ mod tests {
         Big,
         /// Refuses with `NOT_FOUND` and status details that are no `google.rpc.Status`.
         OddDetails,
+        /// Answers a task whose id is the `grpc-timeout` the call came with.
+        Deadline,
     }
 
     #[derive(Clone)]
@@ -604,7 +637,8 @@ mod tests {
                     | Script::Slow
                     | Script::Task
                     | Script::Big
-                    | Script::OddDetails => grpc.unary(agent, request).await,
+                    | Script::OddDetails
+                    | Script::Deadline => grpc.unary(agent, request).await,
                 })
             })
         }
@@ -614,9 +648,21 @@ mod tests {
         type Response = Bytes;
         type Future = BoxFuture<'static, Result<tonic::Response<Bytes>, tonic::Status>>;
 
-        fn call(&mut self, _: tonic::Request<Bytes>) -> Self::Future {
+        fn call(&mut self, request: tonic::Request<Bytes>) -> Self::Future {
             let script = self.script;
+            let timeout = request
+                .metadata()
+                .get("grpc-timeout")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("none")
+                .to_owned();
             Box::pin(async move {
+                if matches!(script, Script::Deadline) {
+                    // A 1.0 Task {id: <the grpc-timeout>}.
+                    let mut task = vec![0x0a, u8::try_from(timeout.len()).unwrap()];
+                    task.extend_from_slice(timeout.as_bytes());
+                    return Ok(tonic::Response::new(Bytes::from(task)));
+                }
                 if matches!(script, Script::Slow) {
                     tokio::time::sleep(Duration::from_secs(5)).await;
                 }
@@ -1015,6 +1061,28 @@ mod tests {
             "{:?}",
             strict.map(|a| a.status)
         );
+    }
+
+    #[tokio::test]
+    async fn a_unary_call_tells_the_agent_its_deadline() {
+        let (target, _) = agent(Script::Deadline).await;
+        let answer = upstream()
+            .send(get_task(&target, Deadline::Total(Duration::from_secs(5))))
+            .await
+            .unwrap();
+        let body = body_of(answer.body).await;
+        let task: serde_json::Value = serde_json::from_str(&body).unwrap();
+        // What is left of 5 s, in the unit tonic writes (`<n>u`, `<n>m`, …).
+        let timeout = task["id"].as_str().unwrap();
+        let (digits, unit) = timeout.split_at(timeout.len() - 1);
+        let value: u64 = digits.parse().unwrap();
+        let micros = match unit {
+            "u" => value,
+            "m" => value * 1_000,
+            "S" => value * 1_000_000,
+            other => panic!("unit {other}"),
+        };
+        assert!((4_000_000..=5_000_000).contains(&micros), "{timeout}");
     }
 
     #[tokio::test]

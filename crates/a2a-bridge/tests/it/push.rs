@@ -385,3 +385,44 @@ async fn a_delivery_left_pending_by_an_instance_that_went_away_is_delivered_by_a
     let _ = redis.kill();
     let _ = redis.wait();
 }
+
+#[tokio::test]
+async fn a_slow_or_down_subscriber_holds_up_no_other_subscriber() {
+    let (running, agent) =
+        bridge("allow_networks = [\"127.0.0.0/8\"]\nbackoff = \"200ms\"\nattempts = 3").await;
+    let (slow_addr, slow) = subscriber(0, Duration::from_secs(3)).await;
+    // Down: an address nothing listens on any more.
+    let down_addr = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap()
+    };
+    let (healthy_addr, healthy) = subscriber(0, Duration::ZERO).await;
+    let slow_hook = register(&running, &agent, slow_addr).await;
+    let down_hook = register(&running, &agent, down_addr).await;
+    let healthy_hook = register(&running, &agent, healthy_addr).await;
+
+    let started = tokio::time::Instant::now();
+    for state in ["working", "completed"] {
+        for (webhook, token) in [&slow_hook, &down_hook, &healthy_hook] {
+            assert_eq!(deliver(webhook, token, &task(state)).await, 200);
+        }
+    }
+    // The healthy subscriber gets both at once, while the slow one is still on its first and
+    // the down one is being retried.
+    wait_for(|| healthy.accepted.lock().unwrap().len() == 2).await;
+    assert!(started.elapsed() < Duration::from_secs(2));
+    assert!(slow.accepted.lock().unwrap().len() <= 1);
+    // The slow one gets both in order, in bounds; the down one is given up after its attempts.
+    wait_for(|| slow.accepted.lock().unwrap().len() == 2).await;
+    assert_eq!(
+        *slow.accepted.lock().unwrap(),
+        ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"]
+    );
+    let (_, metrics) = get(format!("http://{}/metrics", running.admin)).await;
+    let failed = sample(
+        &metrics,
+        "a2a_bridge_push_deliveries_total",
+        &["outcome=\"failed\""],
+    );
+    assert_eq!(failed, Some(2.0), "{metrics}");
+}

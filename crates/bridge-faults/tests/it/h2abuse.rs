@@ -363,3 +363,61 @@ async fn http2_floods_on_the_grpc_listener_are_bounded_and_other_callers_are_ser
     assert_eq!(harness.stub.requests() - calls_before, 4);
     still_up_and_settled(&harness, V1_0, &baseline).await;
 }
+
+#[tokio::test]
+async fn a_caller_that_never_reads_holds_the_agents_stream_back_not_the_bridges_memory() {
+    let _alone = exclusive().await;
+    let (harness, baseline) = warmed(V0_3, V1_0).await;
+    let grpc = limited_front(&harness).await;
+    served(grpc).await;
+    let before = resident();
+
+    // A connection whose every stream has a flow-control window of 0: nothing the server
+    // sends on them can leave, while the agent streams 4 KiB events as fast as it may.
+    let mut raw = TcpStream::connect(grpc).await.unwrap();
+    raw.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+        .await
+        .unwrap();
+    raw.write_all(&frame(SETTINGS, 0, 0, &[0, 0x4, 0, 0, 0, 0]))
+        .await
+        .unwrap();
+    let message = grpc_message(
+        V1_0,
+        "SendStreamingMessage",
+        &json!({"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}),
+    );
+    let mut framed = vec![0];
+    framed.extend_from_slice(&u32::try_from(message.len()).unwrap().to_be_bytes());
+    framed.extend_from_slice(&message);
+    let mut block = request_block("SendStreamingMessage");
+    block.push(0x00);
+    block.extend(literal(FAULT_HEADER));
+    block.extend(literal(Fault::SseFlood.name()));
+    for n in 0..4u32 {
+        raw.write_all(&frame(HEADERS, END_HEADERS, 2 * n + 1, &block))
+            .await
+            .unwrap();
+        raw.write_all(&frame(DATA, END_STREAM, 2 * n + 1, &framed))
+            .await
+            .unwrap();
+    }
+    for _ in 0..100 {
+        if harness.counters().open_streams == 4 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(harness.counters().open_streams, 4);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    // Held back all along the way, to the agent: the process holds no more than the windows
+    // and buffers of four streams, and other callers are served meanwhile.
+    let grown = resident().saturating_sub(before);
+    assert!(
+        grown < 16 * 1024 * 1024,
+        "the resident set grew by {} MiB",
+        grown / (1024 * 1024)
+    );
+    served(grpc).await;
+    drop(raw);
+    still_up_and_settled(&harness, V1_0, &baseline).await;
+}
