@@ -99,6 +99,15 @@ pub enum Refusal {
 }
 
 impl Refusal {
+    /// Every refusal (with a 1 KiB limit where it names one), for tables and tests.
+    pub const ALL: [Self; 5] = [
+        Self::BodyTooLarge { limit: 1024 },
+        Self::HeadTooLarge { limit: 1024 },
+        Self::BodyTimeout,
+        Self::BodyUnreadable,
+        Self::DuplicateHost,
+    ];
+
     /// The HTTP status the refusal takes.
     #[must_use]
     pub const fn status(self) -> http::StatusCode {
@@ -149,4 +158,37 @@ pub fn plain_refusal(refusal: Refusal) -> InboundResponse {
         http::HeaderValue::from_static("application/json"),
     );
     InboundResponse::Full(response)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Refusal;
+
+    #[test]
+    fn every_refusal_has_a_client_error_status_a_message_and_a_side() {
+        let statuses: Vec<u16> = Refusal::ALL.iter().map(|r| r.status().as_u16()).collect();
+        assert_eq!(statuses, [413, 431, 408, 400, 400]);
+        for refusal in Refusal::ALL {
+            assert!(!refusal.message().is_empty(), "{refusal:?}");
+            // Only a refusal of the body is a JSON-RPC error with HTTP 200 on a JSON-RPC path.
+            assert_eq!(
+                refusal.of_body(),
+                matches!(
+                    refusal,
+                    Refusal::BodyTooLarge { .. } | Refusal::BodyTimeout | Refusal::BodyUnreadable
+                ),
+                "{refusal:?}"
+            );
+        }
+        assert!(
+            Refusal::BodyTooLarge { limit: 7 }
+                .message()
+                .contains("7-byte limit")
+        );
+        assert!(
+            Refusal::HeadTooLarge { limit: 9 }
+                .message()
+                .contains("9-byte limit")
+        );
+    }
 }

@@ -421,3 +421,56 @@ async fn a_caller_that_never_reads_holds_the_agents_stream_back_not_the_bridges_
     drop(raw);
     still_up_and_settled(&harness, V1_0, &baseline).await;
 }
+
+#[tokio::test]
+async fn ten_thousand_streams_on_one_connection_hold_only_the_default_limit() {
+    let _alone = exclusive().await;
+    let (harness, baseline) = warmed(V0_3, V1_0).await;
+    // The listener as the binary sets it up by default: 100 calls a connection.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let grpc = listener.local_addr().unwrap();
+    let handler: Arc<dyn Handler> = Arc::new(Arc::clone(&harness.bridge));
+    tokio::spawn(
+        GrpcService::new(services(), handler, 64 * 1024)
+            .with_limits(GrpcLimits::default())
+            .serve(listener, None, std::future::pending()),
+    );
+    served(grpc).await;
+    let before = resident();
+
+    // 10,000 streams opened at once, none of them ever sending its message.
+    let mut raw = connect(grpc).await;
+    let mut burst = Vec::new();
+    for n in 0..10_000u32 {
+        burst.extend(frame(
+            HEADERS,
+            END_HEADERS,
+            2 * n + 1,
+            &request_block("GetTask"),
+        ));
+    }
+    let _ = raw.write_all(&burst).await;
+    let seen = frames(&mut raw, Duration::from_millis(700)).await;
+    assert_eq!(setting(&seen, 0x3), Some(100));
+    let refused = rst_codes(&seen)
+        .into_iter()
+        .filter(|code| *code == REFUSED_STREAM)
+        .count();
+    // h2 refuses the streams over the limit; it may end the connection before all 9,900 are
+    // answered (a peer that ignores the limit is misbehaving), but never takes them.
+    assert!(
+        refused > 0 || goaway_code(&seen).is_some(),
+        "{} frames",
+        seen.len()
+    );
+    let grown = resident().saturating_sub(before);
+    assert!(
+        grown < 32 * 1024 * 1024,
+        "the resident set grew by {} MiB",
+        grown / (1024 * 1024)
+    );
+    served(grpc).await;
+    drop(raw);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    still_up_and_settled(&harness, V1_0, &baseline).await;
+}
