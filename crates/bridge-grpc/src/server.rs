@@ -300,6 +300,17 @@ impl tonic::codegen::Service<http::Request<tonic::body::Body>> for GrpcService {
                     Status::unimplemented(format!("no A2A method is served at {path}")).into_http(),
                 );
             };
+            // gRPC's HTTP/2 protocol: a request that is not `application/grpc` (or `+proto`) is
+            // answered 415, so that no other HTTP/2 client reads a gRPC error (HTTP 200) as a
+            // success.
+            if !is_grpc_proto(request.headers().get(http::header::CONTENT_TYPE)) {
+                let mut refused = Status::invalid_argument(
+                    "this listener takes gRPC calls (application/grpc, protobuf messages)",
+                )
+                .into_http();
+                *refused.status_mut() = http::StatusCode::UNSUPPORTED_MEDIA_TYPE;
+                return Ok(refused);
+            }
             let Ok(permit) = permit else {
                 return Ok(Status::resource_exhausted(format!(
                     "the bridge is serving its limit of {calls} gRPC calls at once; retry later"
@@ -345,6 +356,17 @@ impl tonic::codegen::Service<http::Request<tonic::body::Body>> for GrpcService {
             }))
         })
     }
+}
+
+/// Whether a `Content-Type` names gRPC with protobuf messages: `application/grpc`, or
+/// `application/grpc+proto`, parameters aside.
+fn is_grpc_proto(content_type: Option<&HeaderValue>) -> bool {
+    let Some(value) = content_type.and_then(|v| v.to_str().ok()) else {
+        return false;
+    };
+    let essence = value.split(';').next().unwrap_or_default().trim();
+    essence.eq_ignore_ascii_case("application/grpc")
+        || essence.eq_ignore_ascii_case("application/grpc+proto")
 }
 
 /// A response whose status is tonic's refusal of a message over the decoding limit, as

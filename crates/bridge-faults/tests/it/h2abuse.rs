@@ -474,3 +474,41 @@ async fn ten_thousand_streams_on_one_connection_hold_only_the_default_limit() {
     tokio::time::sleep(Duration::from_millis(300)).await;
     still_up_and_settled(&harness, V1_0, &baseline).await;
 }
+
+#[tokio::test]
+async fn a_request_that_is_not_grpc_is_415_on_the_grpc_listener() {
+    let _alone = exclusive().await;
+    let (harness, baseline) = warmed(V0_3, V1_0).await;
+    let grpc = limited_front(&harness).await;
+    let before = harness.stub.requests();
+    let socket = TcpStream::connect(grpc).await.unwrap();
+    let (client, connection) = h2::client::handshake(socket).await.unwrap();
+    tokio::spawn(connection);
+    let mut framed = vec![0];
+    let message = grpc_message(V1_0, "GetTask", &json!({"id": "t-1"}));
+    framed.extend_from_slice(&u32::try_from(message.len()).unwrap().to_be_bytes());
+    framed.extend_from_slice(&message);
+    for content_type in [
+        Some("application/json"),
+        Some("application/grpc+json"),
+        Some("text/plain"),
+        None,
+    ] {
+        let mut request =
+            http::Request::post(format!("http://{grpc}/lf.a2a.v1.A2AService/GetTask"));
+        if let Some(content_type) = content_type {
+            request = request.header("content-type", content_type);
+        }
+        let request = request.header("te", "trailers").body(()).unwrap();
+        let mut sender = client.clone().ready().await.unwrap();
+        let (response, mut body) = sender.send_request(request, false).unwrap();
+        body.send_data(bytes::Bytes::from(framed.clone()), true)
+            .unwrap();
+        let response = response.await.unwrap();
+        assert_eq!(response.status(), 415, "{content_type:?}");
+    }
+    // The same call as gRPC is served; none of the others reached the agent.
+    served(grpc).await;
+    assert_eq!(harness.stub.requests() - before, 1);
+    still_up_and_settled(&harness, V1_0, &baseline).await;
+}
