@@ -353,10 +353,11 @@ pub fn rest_path_params<'a>(
     rest.is_empty().then_some((id, config))
 }
 
-/// Percent-decodes one path parameter (a `+` stays a `+`).
+/// Percent-decodes one path parameter (a `+` stays a `+`, a raw `&` an `&`).
 #[must_use]
 pub fn percent_decode(segment: &str) -> String {
-    let query = format!("x={}", segment.replace('+', "%2B"));
+    // Read as a form value, which a raw `&` would end and a `+` turn into a space.
+    let query = format!("x={}", segment.replace('+', "%2B").replace('&', "%26"));
     form_urlencoded::parse(query.as_bytes())
         .next()
         .map(|(_, value)| value.into_owned())
@@ -411,6 +412,14 @@ mod tests {
         );
         assert_eq!(rest_path_params("/tasks/{id}", "/tasks/t-1/x"), None);
         assert_eq!(rest_path_params("/tasks", "/tasks"), Some((None, None)));
+    }
+
+    #[test]
+    fn a_raw_ampersand_in_a_path_parameter_is_part_of_it() {
+        // Regression (fuzz target decode_rest_v03): `/v1/tasks/a&b` named task `a`.
+        assert_eq!(percent_decode("a&b"), "a&b");
+        assert_eq!(percent_decode("&x=y&"), "&x=y&");
+        assert_eq!(percent_decode("a%26b"), "a&b");
     }
 
     #[test]

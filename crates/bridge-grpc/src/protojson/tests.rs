@@ -455,3 +455,28 @@ fn nesting_deeper_than_the_limit_is_refused_not_a_stack_overflow() {
     let refused = tables.from_json(id, &json).unwrap_err();
     assert!(refused.contains("nest too deeply"), "{refused}");
 }
+
+#[test]
+fn a_double_reads_the_same_from_text_as_from_a_value() {
+    // Regression (fuzz target protojson): a `google.protobuf.Value` holding
+    // 8.085548742923315e241 wrote another double from its JSON text than from its JSON value:
+    // the text reader took the next double down.
+    let pool = DescriptorPool::decode(bridge_v10::grpc::DESCRIPTORS).unwrap();
+    let tables = Tables::new(&pool);
+    let desc = pool.get_message_by_name("google.protobuf.Value").unwrap();
+    let id = tables.message(&desc).unwrap();
+    for text in [
+        "8.085548742923315e241",
+        "0.1",
+        "2.2250738585072014e-308",
+        "1e308",
+    ] {
+        let value: serde_json::Value = serde_json::from_str(text).unwrap();
+        assert_eq!(value.as_f64(), text.parse::<f64>().ok(), "{text}");
+        assert_eq!(
+            tables.from_json_text(id, text.as_bytes()),
+            tables.from_json(id, &value),
+            "{text}"
+        );
+    }
+}
