@@ -35,6 +35,19 @@ from typing import Any
 
 import httpx
 from conftest import AGENT_SCRIPT, PYTHON, Peer, free_port, spawn, stop
+
+# Every port this process has handed out: a port found free and released can be found free again
+# at once, and two listeners of one instance (or a Redis restarted on its own port) must not meet.
+_HANDED_OUT: set[int] = set()
+
+
+def fresh_port() -> int:
+    """A free loopback port this process has not handed out before."""
+    while True:
+        port = free_port()
+        if port not in _HANDED_OUT:
+            _HANDED_OUT.add(port)
+            return port
 from webhook import Webhook
 
 START_TIMEOUT = 30.0
@@ -100,7 +113,7 @@ class RedisServer:
         self.directory = directory
         self.logs = logs
         self.persistent = persistent
-        self.port = port or free_port()
+        self.port = port or fresh_port()
         self.process: subprocess.Popen[bytes] | None = None
         self.starts = 0
         directory.mkdir(parents=True, exist_ok=True)
@@ -204,15 +217,15 @@ class Instance:
     store: str
     push: dict[str, str] = field(default_factory=dict)
     store_settings: dict[str, str] = field(default_factory=dict)
-    listen: int = field(default_factory=free_port)
-    admin: int = field(default_factory=free_port)
+    listen: int = field(default_factory=fresh_port)
+    admin: int = field(default_factory=fresh_port)
     grpc: dict[str, int] = field(default_factory=dict)
     generation: int = 0
     process: subprocess.Popen[bytes] | None = None
     starts: int = 0
 
     def __post_init__(self) -> None:
-        self.grpc = {route: free_port() for route in self.routes}
+        self.grpc = {route: fresh_port() for route in self.routes}
         self.config = self.logs / f'{self.name}.toml'
 
     @property

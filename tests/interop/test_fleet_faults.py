@@ -14,10 +14,10 @@ started after it (`test_push.py`). Here, with the real processes under load:
   an agent's delivery is answered 503; once Redis is back, everything works again, push included.
 - Redis stalled (`DEBUG SLEEP`): every call is answered; calls toward the 1.0 agent do not wait
   for Redis at all, calls toward the 0.3 agent (whose task index is written on each answer) are
-  delayed, by no more than the stall and the store's deadlines. That they wait longer than the
-  store's deadlines alone is a defect, pinned by a strict expected failure.
-- Redis restarted quickly: the first store operation of each route on each instance fails
-  although Redis is back; a defect, pinned by a strict expected failure.
+  delayed, by no more than the stall and the store's deadlines (the store holds its connection
+  lock only to read and keep the connection, never across a connect).
+- Redis restarted quickly: the first store operation of each route on each instance succeeds
+  (a kept connection found dead is replaced and the operation run once more).
 - Redis restarted with and without persistence (`appendonly`): with it, the task index behind
   `ListTasks` toward a 0.3 agent, the push registrations and the deliveries pending in Redis
   survive; without it, all three are lost.
@@ -410,14 +410,6 @@ def test_with_redis_stalled_every_call_is_answered_and_only_calls_that_write_the
     assert later and max(o.took for o in later) < STORE_DEADLINE, sorted(o.took for o in later)[-5:]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason='defect: the Redis store holds its connection lock while it connects (up to 2 s) and '
-    'takes it again to forget a failed connection, so while Redis is stalled the operations of '
-    'concurrent calls queue behind each other\'s connection attempts and one call toward a 0.3 '
-    'agent waits several store deadlines (8 s and more with sixteen callers on one instance), not the 2 s '
-    'docs/state.md gives each operation',
-)
 def test_with_redis_stalled_no_call_waits_longer_than_the_stores_deadlines(stall):
     v03 = [o for o in stall.load.between(stall.start - 0.5, stall.end) if o.route == 'agent-03']
     slowest = max(o.took for o in v03)
@@ -494,14 +486,6 @@ def test_a_redis_restart_keeps_the_index_registrations_and_pending_deliveries_on
     assert fleet_.redis.command('HLEN', 'a2a-bridge:agent-10:pending') == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason='defect: the Redis store forgets its connection only after an operation on it failed, so '
-    'after Redis restarts (however quickly) the first store operation of each route on each instance '
-    'fails with "broken pipe": a ListTasks toward a 0.3 agent or a push config creation is refused, '
-    'and an agent\'s delivery is answered 503 (a sender that does not retry, as the SDKs\' do not, '
-    'loses it); docs/configuration.md says the next operation after Redis returns reconnects by itself',
-)
 def test_the_first_store_operation_after_a_quick_redis_restart_succeeds(fleet):
     """Redis restarted between two calls, with nothing in between touching the store (the lease
     is an hour, so no sweep runs): each first operation must find Redis, which is back."""

@@ -161,11 +161,13 @@ impl RedisStore {
         })
     }
 
-    /// A live connection: the one kept, else a new one.
-    async fn connection(&self) -> Result<MultiplexedConnection, StoreError> {
-        let mut kept = self.connection.lock().await;
-        if let Some(connection) = kept.as_ref() {
-            return Ok(connection.clone());
+    /// A live connection, and whether it is new: the one kept, else a new one. The lock is
+    /// held only to read and to store the kept connection, never across a connect, so that
+    /// operations waiting on a Redis that does not answer each wait their own deadline, not
+    /// each other's.
+    async fn connection(&self) -> Result<(MultiplexedConnection, bool), StoreError> {
+        if let Some(connection) = self.connection.lock().await.as_ref() {
+            return Ok((connection.clone(), false));
         }
         let connection = tokio::time::timeout(
             OPERATION_TIMEOUT,
@@ -174,8 +176,67 @@ impl RedisStore {
         .await
         .map_err(|_| unavailable("connecting timed out"))?
         .map_err(|e| unavailable(&e.to_string()))?;
-        *kept = Some(connection.clone());
-        Ok(connection)
+        *self.connection.lock().await = Some(connection.clone());
+        Ok((connection, true))
+    }
+
+    /// What follows a failed operation on `connection` (new when `fresh`): a kept connection
+    /// that turns out dead (Redis restarted since it was made, so the first write on it fails)
+    /// is replaced by a new one for one more try (`Ok`); any other failure drops the kept
+    /// connection, so the next operation reconnects, and is the operation's error.
+    async fn after_failure(
+        &self,
+        failure: Result<redis::RedisError, tokio::time::error::Elapsed>,
+        fresh: bool,
+    ) -> Result<MultiplexedConnection, StoreError> {
+        match failure {
+            Ok(e) if !fresh && (e.is_connection_dropped() || e.is_io_error()) => {
+                tracing::info!(error = %e, "the kept Redis connection is gone; reconnecting");
+                *self.connection.lock().await = None;
+                Ok(self.connection().await?.0)
+            }
+            Ok(e) => Err(self.failed(&e.to_string()).await),
+            Err(_) => Err(self.failed("the operation timed out").await),
+        }
+    }
+
+    /// Runs one command under the operation timeout (see [`Self::after_failure`]).
+    async fn query<T: redis::FromRedisValue>(&self, command: &redis::Cmd) -> Result<T, StoreError> {
+        let (mut connection, mut fresh) = self.connection().await?;
+        loop {
+            let failure =
+                match tokio::time::timeout(OPERATION_TIMEOUT, command.query_async(&mut connection))
+                    .await
+                {
+                    Ok(Ok(value)) => return Ok(value),
+                    Ok(Err(e)) => Ok(e),
+                    Err(elapsed) => Err(elapsed),
+                };
+            connection = self.after_failure(failure, fresh).await?;
+            fresh = true;
+        }
+    }
+
+    /// Runs one script under the operation timeout (see [`Self::after_failure`]).
+    async fn invoke<T: redis::FromRedisValue>(
+        &self,
+        invocation: &redis::ScriptInvocation<'_>,
+    ) -> Result<T, StoreError> {
+        let (mut connection, mut fresh) = self.connection().await?;
+        loop {
+            let failure = match tokio::time::timeout(
+                OPERATION_TIMEOUT,
+                invocation.invoke_async(&mut connection),
+            )
+            .await
+            {
+                Ok(Ok(value)) => return Ok(value),
+                Ok(Err(e)) => Ok(e),
+                Err(elapsed) => Err(elapsed),
+            };
+            connection = self.after_failure(failure, fresh).await?;
+            fresh = true;
+        }
     }
 
     /// Forgets the kept connection after a failure, so the next operation reconnects.
@@ -193,7 +254,6 @@ impl RedisStore {
     }
 
     async fn record(&self, scope: &str, entry: TaskEntry) -> Result<(), StoreError> {
-        let mut connection = self.connection().await?;
         let (tasks, order) = self.keys(scope);
         let now_ms = SystemTime::now()
             .duration_since(UNIX_EPOCH)
@@ -211,33 +271,12 @@ impl RedisStore {
                     .unwrap_or(u64::MAX)
                     .max(1),
             );
-        let done = tokio::time::timeout(
-            OPERATION_TIMEOUT,
-            invocation.invoke_async::<i64>(&mut connection),
-        )
-        .await;
-        match done {
-            Ok(Ok(_)) => Ok(()),
-            Ok(Err(e)) => Err(self.failed(&e.to_string()).await),
-            Err(_) => Err(self.failed("the operation timed out").await),
-        }
+        self.invoke::<i64>(&invocation).await.map(|_| ())
     }
 
     async fn list(&self, scope: &str) -> Result<Vec<TaskEntry>, StoreError> {
-        let mut connection = self.connection().await?;
         let (tasks, _) = self.keys(scope);
-        let done = tokio::time::timeout(
-            OPERATION_TIMEOUT,
-            redis::cmd("HVALS")
-                .arg(tasks)
-                .query_async::<Vec<String>>(&mut connection),
-        )
-        .await;
-        let values = match done {
-            Ok(Ok(values)) => values,
-            Ok(Err(e)) => return Err(self.failed(&e.to_string()).await),
-            Err(_) => return Err(self.failed("the operation timed out").await),
-        };
+        let values: Vec<String> = self.query(redis::cmd("HVALS").arg(tasks)).await?;
         Ok(values
             .iter()
             .filter_map(|text| serde_json::from_str::<Value>(text).ok())
@@ -279,17 +318,7 @@ fn decode(value: &Value) -> Option<TaskEntry> {
 
 impl RedisStore {
     async fn ping(&self) -> Result<(), StoreError> {
-        let mut connection = self.connection().await?;
-        let done = tokio::time::timeout(
-            OPERATION_TIMEOUT,
-            redis::cmd("PING").query_async::<String>(&mut connection),
-        )
-        .await;
-        match done {
-            Ok(Ok(_)) => Ok(()),
-            Ok(Err(e)) => Err(self.failed(&e.to_string()).await),
-            Err(_) => Err(self.failed("the operation timed out").await),
-        }
+        self.query::<String>(&redis::cmd("PING")).await.map(|_| ())
     }
 }
 
@@ -432,34 +461,9 @@ impl RedisStore {
         )
     }
 
-    /// Runs one script under the operation timeout; a failure drops the connection.
-    async fn invoke<T: redis::FromRedisValue>(
-        &self,
-        invocation: &redis::ScriptInvocation<'_>,
-    ) -> Result<T, StoreError> {
-        let mut connection = self.connection().await?;
-        match tokio::time::timeout(
-            OPERATION_TIMEOUT,
-            invocation.invoke_async::<T>(&mut connection),
-        )
-        .await
-        {
-            Ok(Ok(value)) => Ok(value),
-            Ok(Err(e)) => Err(self.failed(&e.to_string()).await),
-            Err(_) => Err(self.failed("the operation timed out").await),
-        }
-    }
-
     /// Runs one command under the operation timeout; a failure drops the connection.
     async fn run<T: redis::FromRedisValue>(&self, command: redis::Cmd) -> Result<T, StoreError> {
-        let mut connection = self.connection().await?;
-        match tokio::time::timeout(OPERATION_TIMEOUT, command.query_async::<T>(&mut connection))
-            .await
-        {
-            Ok(Ok(value)) => Ok(value),
-            Ok(Err(e)) => Err(self.failed(&e.to_string()).await),
-            Err(_) => Err(self.failed("the operation timed out").await),
-        }
+        self.query(&command).await
     }
 }
 
