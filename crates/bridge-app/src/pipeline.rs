@@ -766,7 +766,7 @@ async fn dispatch(bridge: &Arc<Bridge>, context: Context, mut call: Call) -> Inb
                     Ok(Reply::Empty)
                 }
                 Ok(reply @ (Reply::PushConfig(_) | Reply::PushConfigs(_))) => {
-                    Ok(Box::pin(crate::push::present(bridge, &context, reply)).await)
+                    Box::pin(crate::push::present(bridge, &context, reply)).await
                 }
                 other => other,
             };

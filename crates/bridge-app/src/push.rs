@@ -266,23 +266,29 @@ pub(crate) async fn register(
 /// The caller's view of a config the agent holds: the caller's URL and credentials when it is
 /// one of the bridge's webhooks and the caller's scope registered it; a webhook of another
 /// scope is shown without its secret and token.
-async fn shown(bridge: &Bridge, context: &Context, config: TaskPushConfig) -> TaskPushConfig {
+async fn shown(
+    bridge: &Bridge,
+    context: &Context,
+    config: TaskPushConfig,
+) -> Result<TaskPushConfig, RpcError> {
     let Some(secret) = secret_of(bridge, &config.url) else {
-        return config;
+        return Ok(config);
     };
     match bridge.store.registration(secret).await {
-        Ok(Some(registration)) if registration.scope == context.scope => TaskPushConfig {
+        Ok(Some(registration)) if registration.scope == context.scope => Ok(TaskPushConfig {
             task_id: config.task_id,
             id: config.id,
             url: registration.config.url,
             token: registration.config.token,
             authentication: registration.config.authentication,
             tenant: config.tenant.or(registration.config.tenant),
-        },
-        Ok(_) => redacted(bridge, config),
+        }),
+        Ok(_) => Ok(redacted(bridge, config)),
+        // The caller's own config cannot be told from another's: an error, never the bridge's
+        // webhook shown as if it were the caller's.
         Err(error) => {
             tracing::warn!(%error, "a push registration could not be read");
-            redacted(bridge, config)
+            Err(store_failure(&error))
         }
     }
 }
@@ -298,19 +304,27 @@ fn redacted(bridge: &Bridge, config: TaskPushConfig) -> TaskPushConfig {
 }
 
 /// An agent's answer with every config shown as its caller wrote it.
-pub(crate) async fn present(bridge: &Bridge, context: &Context, reply: Reply) -> Reply {
-    match reply {
-        Reply::PushConfig(config) => Reply::PushConfig(shown(bridge, context, config).await),
+///
+/// # Errors
+///
+/// The store's failure, when a registration could not be read.
+pub(crate) async fn present(
+    bridge: &Bridge,
+    context: &Context,
+    reply: Reply,
+) -> Result<Reply, RpcError> {
+    Ok(match reply {
+        Reply::PushConfig(config) => Reply::PushConfig(shown(bridge, context, config).await?),
         Reply::PushConfigs(mut list) => {
             let mut configs = Vec::with_capacity(list.configs.len());
             for config in list.configs {
-                configs.push(shown(bridge, context, config).await);
+                configs.push(shown(bridge, context, config).await?);
             }
             list.configs = configs;
             Reply::PushConfigs(list)
         }
         other => other,
-    }
+    })
 }
 
 /// The secret of the config `id` of `task_id`, looked up among the agent's configs, so that a
