@@ -72,16 +72,17 @@ def wait_until(done: Callable[[], Any], timeout: float, what: str, every: float 
 # --- agents --------------------------------------------------------------------------------------
 
 
-def start_agents(keys: Iterable[str], logs: Path) -> dict[str, Peer]:
+def start_agents(keys: Iterable[str], logs: Path, extra: Iterable[str] = ()) -> dict[str, Peer]:
     """The interop agents `keys` name (`0.3`, `1.0`, or with a binding: `0.3-rest`, `1.0-grpc`),
     each in its revision's virtual environment, started together; each is ready once it printed
-    `READY <url>`."""
+    `READY <url>`; `extra` are further arguments for each."""
     spawned = {}
     for key in keys:
         revision, _, binding = key.partition('-')
         argv = [str(PYTHON[revision]), str(AGENT_SCRIPT[revision]), '--port', '0']
         if binding:
             argv += ['--binding', binding]
+        argv += list(extra)
         process, stdout, stderr = spawn(f'agent-{key}', argv, logs)
         spawned[key] = Peer(f'agent-{key}', process, '', stdout, stderr)
 

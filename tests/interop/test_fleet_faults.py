@@ -24,6 +24,9 @@ started after it (`test_push.py`). Here, with the real processes under load:
 - An instance killed (SIGKILL) while it delivers to a slow webhook: the other instance, running
   all along, takes every pending delivery over once its lease ran out; none is lost, each path's
   notifications arrive in order, and the only duplicate is the one in flight at the kill.
+- gRPC agents that end every connection after 250 ms (grpc-core's maximum connection age: a
+  GOAWAY, the calls taken finished, the connection closed): no call is lost, since a call the
+  agent never took is sent again on a fresh connection.
 """
 
 from __future__ import annotations
@@ -41,8 +44,8 @@ from typing import Any
 import httpx
 import pytest
 from callers import BINDINGS, REVISIONS, Caller, Channels, Refused, WrongAnswer, caller
-from conftest import bridge_binary
-from fleet import Instance, RedisServer, SlowWebhook, wait_until
+from conftest import bridge_binary, stop
+from fleet import Instance, RedisServer, SlowWebhook, start_agents, wait_until
 
 ROUTES = {'agent-03': '0.3', 'agent-10': '1.0'}
 FORMS = [(revision, binding) for revision in REVISIONS for binding in BINDINGS]
@@ -578,3 +581,34 @@ def test_a_killed_instances_pending_deliveries_to_a_slow_webhook_are_all_taken_o
         assert fleet_.redis.command('HLEN', 'a2a-bridge:agent-03:pending') == 0
     finally:
         hook.close()
+
+
+def test_grpc_agents_ending_their_connections_every_250_ms_cost_no_call(logs: Path, tmp_path_factory):
+    """Both SDKs' gRPC agents (grpcio servers) with `grpc.max_connection_age_ms` at 250: each
+    connection the bridge opens to them is ended by a GOAWAY a quarter of a second later, some
+    thirty times during the load, while twelve callers (every form, toward both agents) read
+    tasks without pause. Calls that meet a GOAWAY on their way (above the last stream it names,
+    or sent on a connection already closing) were never taken and are sent again: none fails."""
+    binary = bridge_binary()
+    if not binary.is_file():
+        pytest.skip(f'bridge binary not built: {binary} does not exist')
+    peers = start_agents(['0.3-grpc', '1.0-grpc'], logs, ['--max-connection-age-ms', '250'])
+    redis = RedisServer(tmp_path_factory.mktemp('redis-aged'), logs, False)
+    routes = {'agent-03': peers['0.3-grpc'].url, 'agent-10': peers['1.0-grpc'].url}
+    instance = Instance('aged', binary, logs, routes, redis.url)
+    try:
+        redis.start()
+        instance.start()
+        with Load([(route, instance, len(FORMS)) for route in ROUTES]) as load:
+            time.sleep(8.0)
+        assert load.failure is None, load.failure
+        failed = [o for o in load.outcomes if o.error]
+        assert not failed, f'{len(failed)} of {len(load.outcomes)} failed: {failed[:5]}'
+        assert len(load.outcomes) > 300, len(load.outcomes)
+        answered = {(o.label, o.route) for o in load.outcomes}
+        assert len(answered) == 2 * len(FORMS), sorted(answered)
+    finally:
+        instance.close()
+        redis.close()
+        for peer in peers.values():
+            stop(peer.process)

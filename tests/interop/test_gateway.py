@@ -13,6 +13,7 @@ count the traffic per route, caller revision and binding.
 from __future__ import annotations
 
 import re
+import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -154,3 +155,39 @@ def test_the_admin_listener_counts_the_traffic_by_route_and_caller_revision(gate
             rf'^a2a_bridge_route_ready\{{route="agent-{re.escape(agent)}"\}} 1$', text, re.MULTILINE
         ), text[:4000]
     assert httpx.get(f'{admin_url}/healthz', timeout=5.0).status_code == 200
+
+
+def test_ready_means_every_listener_takes_connections(agents, logs):
+    """`/readyz` polled without pause from the process's start: the first 200 it gives must find
+    the HTTP listener and every route's gRPC listener taking connections, so a load balancer that
+    trusts it never sends a caller to a port nobody listens on yet."""
+    binary = bridge_binary()
+    for attempt in range(3):
+        listen, admin = free_port(), free_port()
+        config = logs / f'ready-{attempt}.toml'
+        text = config_text(listen, admin, agents)
+        config.write_text(text)
+        ports = [listen] + [int(p) for p in re.findall(r'grpc_listen = "127\.0\.0\.1:(\d+)"', text)]
+        assert len(ports) == 1 + len(REVISIONS), text
+        process, stdout, stderr = spawn(f'ready-{attempt}', [str(binary), '--config', str(config)], logs)
+        peer = Peer(f'ready-{attempt}', process, f'http://127.0.0.1:{listen}', stdout, stderr)
+        try:
+            deadline = time.monotonic() + START_TIMEOUT
+            with httpx.Client(timeout=2.0) as http:
+                while True:
+                    assert process.poll() is None, peer.log_tail()
+                    assert time.monotonic() < deadline, f'not ready within {START_TIMEOUT}s\n{peer.log_tail()}'
+                    try:
+                        if http.get(f'http://127.0.0.1:{admin}/readyz').status_code == 200:
+                            break
+                    except httpx.HTTPError:
+                        pass
+            refused = []
+            for port in ports:
+                try:
+                    socket.create_connection(('127.0.0.1', port), timeout=2.0).close()
+                except OSError as error:
+                    refused.append(f'{port}: {error}')
+            assert not refused, f'ready, yet {refused}\n{peer.log_tail()}'
+        finally:
+            stop(process)

@@ -5,8 +5,9 @@
 //! 1. The configuration is read (file or command line) and resolved; an error here ends the
 //!    process with status 2 before anything listens.
 //! 2. The demo agent starts, when enabled, so the bridge's first card fetch finds it.
-//! 3. The first route table is built, one card refresh task per route starts, the admin
-//!    listener (when configured) and the server run.
+//! 3. The first route table is built, one card refresh task per route starts, every listener
+//!    is bound, and only then the admin listener (when configured) starts: `/readyz` never says
+//!    ready while a listener a caller may reach is not yet bound.
 //! 4. SIGHUP, or a change of the file's modification time or size (checked every 2 s), re-reads
 //!    the file and swaps in a new generation; a file that does not parse or resolve keeps the
 //!    running one, and says why in the log. The listen address, TLS, the admin listener, the
@@ -220,10 +221,6 @@ async fn serve(cli: Cli) -> Result<(), StartError> {
         let _ = rx.wait_for(|stop| *stop).await;
     };
 
-    let admin = match resolved.admin {
-        Some(addr) => Some(spawn_admin(addr, &gateway, &resolved, stopped(stop_rx.clone())).await?),
-        None => None,
-    };
     log_routes(&resolved);
     tracing::info!(
         listen = %resolved.listen,
@@ -243,6 +240,11 @@ async fn serve(cli: Cli) -> Result<(), StartError> {
     for listener in &resolved.grpc {
         grpc.push(spawn_grpc(listener, &gateway, &resolved, stopped(stop_rx.clone())).await?);
     }
+    // `/readyz` answers only once every listener is bound: a caller told "ready" is never refused.
+    let admin = match resolved.admin {
+        Some(addr) => Some(spawn_admin(addr, &gateway, &resolved, stopped(stop_rx.clone())).await?),
+        None => None,
+    };
     let shutdown = termination()?;
     let signal = tokio::spawn(async move {
         shutdown.await;

@@ -77,6 +77,12 @@ use futures_util::future::BoxFuture;
 use tokio::time::{Instant, Sleep};
 
 /// How the HTTP client is built. Two equal settings can share one client.
+/// How long an idle pooled connection to an agent is kept by default: below the 5 s after which
+/// uvicorn, hypercorn and Node's `http.Server` close an idle keep-alive connection, so the
+/// bridge never sends a request on a connection the agent is closing at that moment (the request
+/// would be lost with "connection closed before message completed").
+pub const POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(4);
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClientSettings {
     /// Time to establish a TCP (and TLS) connection.
@@ -96,7 +102,7 @@ impl Default for ClientSettings {
     fn default() -> Self {
         Self {
             connect_timeout: Duration::from_secs(10),
-            pool_idle_timeout: Duration::from_secs(50),
+            pool_idle_timeout: POOL_IDLE_TIMEOUT,
             extra_ca_file: None,
             pools: 0,
         }

@@ -199,7 +199,7 @@ def request_handler() -> DefaultRequestHandler:
     )
 
 
-async def serve_grpc(sock: socket.socket, base_url: str) -> None:
+async def serve_grpc(sock: socket.socket, base_url: str, max_age_ms: int = 0) -> None:
     """The SDK's gRPC server (`GrpcHandler`) on a port of its own; the card, whose URL is that
     gRPC target (`host:port`, preferred transport GRPC), over HTTP on `sock`."""
     import grpc
@@ -207,7 +207,10 @@ async def serve_grpc(sock: socket.socket, base_url: str) -> None:
     from a2a.grpc import a2a_pb2_grpc
     from a2a.server.request_handlers import GrpcHandler
 
-    server = grpc.aio.server()
+    # With a maximum connection age, grpc-core ends each connection that old with a GOAWAY (as
+    # grpc-go's `MaxConnectionAge` and meshes do), letting the calls it took finish.
+    options = [('grpc.max_connection_age_ms', max_age_ms), ('grpc.max_connection_age_grace_ms', 10_000)]
+    server = grpc.aio.server(options=options if max_age_ms else None)
     grpc_port = server.add_insecure_port('127.0.0.1:0')
     card, extended = build_cards(f'127.0.0.1:{grpc_port}', TransportProtocol.grpc)
     a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(card, request_handler()), server)
@@ -219,7 +222,7 @@ async def serve_grpc(sock: socket.socket, base_url: str) -> None:
     await http.serve(sockets=[sock])
 
 
-async def serve(port: int, binding: str) -> None:
+async def serve(port: int, binding: str, max_age_ms: int = 0) -> None:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(('127.0.0.1', port))
@@ -228,7 +231,7 @@ async def serve(port: int, binding: str) -> None:
     base_url = f'http://127.0.0.1:{bound}/'
     rest = binding == 'rest'
     if binding == 'grpc':
-        await serve_grpc(sock, base_url)
+        await serve_grpc(sock, base_url, max_age_ms)
         return
     # a2a-sdk 0.3's REST client appends /v1/... to the card URL: the base without a slash.
     card, extended = build_cards(
@@ -247,9 +250,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--port', type=int, default=0)
     parser.add_argument('--binding', choices=['jsonrpc', 'rest', 'grpc'], default='jsonrpc')
+    parser.add_argument('--max-connection-age-ms', type=int, default=0, help='gRPC: end connections this old')
     args = parser.parse_args()
     try:
-        asyncio.run(serve(args.port, args.binding))
+        asyncio.run(serve(args.port, args.binding, args.max_connection_age_ms))
     except KeyboardInterrupt:
         sys.exit(0)
 

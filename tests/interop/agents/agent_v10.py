@@ -204,7 +204,7 @@ def request_handler(card: AgentCard, extended: AgentCard) -> DefaultRequestHandl
     )
 
 
-async def serve(port: int, binding: str) -> None:
+async def serve(port: int, binding: str, max_age_ms: int = 0) -> None:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(('127.0.0.1', port))
@@ -213,7 +213,7 @@ async def serve(port: int, binding: str) -> None:
     base_url = f'http://127.0.0.1:{bound}/'
     rest = binding == 'rest'
     if binding == 'grpc':
-        await serve_grpc(sock, base_url)
+        await serve_grpc(sock, base_url, max_age_ms)
         return
     card, extended = build_cards(base_url.rstrip('/') if rest else base_url, 'HTTP+JSON' if rest else 'JSONRPC')
     handler = request_handler(card, extended)
@@ -229,7 +229,7 @@ async def serve(port: int, binding: str) -> None:
     await server.serve(sockets=[sock])
 
 
-async def serve_grpc(sock: socket.socket, base_url: str) -> None:
+async def serve_grpc(sock: socket.socket, base_url: str, max_age_ms: int = 0) -> None:
     """The SDK's gRPC server (`GrpcHandler`) on a port of its own; the card, which offers only
     that gRPC interface (`host:port`), over HTTP on `sock`."""
     import grpc
@@ -237,7 +237,10 @@ async def serve_grpc(sock: socket.socket, base_url: str) -> None:
     from a2a.server.request_handlers import GrpcHandler
     from a2a.types import a2a_pb2_grpc
 
-    server = grpc.aio.server()
+    # With a maximum connection age, grpc-core ends each connection that old with a GOAWAY (as
+    # grpc-go's `MaxConnectionAge` and meshes do), letting the calls it took finish.
+    options = [('grpc.max_connection_age_ms', max_age_ms), ('grpc.max_connection_age_grace_ms', 10_000)]
+    server = grpc.aio.server(options=options if max_age_ms else None)
     grpc_port = server.add_insecure_port('127.0.0.1:0')
     card, extended = build_cards(f'127.0.0.1:{grpc_port}', 'GRPC')
     handler = request_handler(card, extended)
@@ -253,9 +256,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--port', type=int, default=0)
     parser.add_argument('--binding', choices=['jsonrpc', 'rest', 'grpc'], default='jsonrpc')
+    parser.add_argument('--max-connection-age-ms', type=int, default=0, help='gRPC: end connections this old')
     args = parser.parse_args()
     try:
-        asyncio.run(serve(args.port, args.binding))
+        asyncio.run(serve(args.port, args.binding, args.max_connection_age_ms))
     except KeyboardInterrupt:
         sys.exit(0)
 

@@ -489,3 +489,32 @@ async fn each_worker_calls_over_its_own_pool_and_other_threads_over_another() {
         thread.join().unwrap();
     }
 }
+
+#[tokio::test]
+async fn a_connection_idle_past_the_default_pool_timeout_is_not_reused() {
+    let (addr, accepted) = start_counting_agent().await;
+    let upstream = upstream();
+    let call = || async {
+        let response = upstream
+            .send(get(format!("http://{addr}/"), UNARY))
+            .await
+            .unwrap();
+        assert_eq!(response.status, 200);
+        collect(response).await;
+    };
+    call().await;
+    call().await;
+    assert_eq!(
+        accepted.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "reused at once"
+    );
+    // An agent closing idle connections after 5 s (uvicorn, Node) would be closing this one now.
+    tokio::time::sleep(bridge_upstream::POOL_IDLE_TIMEOUT + Duration::from_millis(400)).await;
+    call().await;
+    assert_eq!(
+        accepted.load(std::sync::atomic::Ordering::SeqCst),
+        2,
+        "idle one dropped"
+    );
+}
