@@ -7,7 +7,7 @@
 //! contract their callers keep), answer what the strict readers answer.
 #![no_main]
 
-use bridge_app::jsonrpc::{
+use bridge_wire::jsonrpc::{
     RawJson, parse_request, parse_request_lazy, parse_response, parse_response_lazy, write_error,
     write_request, write_result,
 };

@@ -6,7 +6,7 @@
 //! those of the body pushed in one chunk; with a small cap, nothing panics.
 #![no_main]
 
-use bridge_app::sse::{SseEvent, SseSplitter};
+use bridge_wire::sse::{SseEvent, SseSplitter};
 
 /// Larger than any input libFuzzer produces, so the cap never decides the outcome.
 const NO_CAP: usize = 1 << 30;

@@ -65,7 +65,7 @@ pub async fn check_card(
     if !response.status.is_success() {
         return Err(format!("fetching {url}: HTTP {}", response.status));
     }
-    let body = bridge_app::pipeline::collect(response.body, 1024 * 1024)
+    let body = bridge_app::upstream::collect(response.body, 1024 * 1024)
         .await
         .map_err(|e| format!("reading {url}: {e}"))?;
     let codecs = codecs();

@@ -6,11 +6,11 @@
 //!    `agent.json`) serves the card; a path of a served revision's HTTP+JSON table is an
 //!    HTTP+JSON call; `POST` on the route's own path is a JSON-RPC call; anything else is 404
 //!    (a known path under another HTTP method, 405 with `Allow`).
-//! 2. Read the envelope ([`crate::jsonrpc`]); decide the caller's revision from the method name
+//! 2. Read the envelope ([`bridge_wire::jsonrpc`]); decide the caller's revision from the method name
 //!    and the `A2A-Version` header together ([`crate::negotiate`]).
 //! 3. Decode the params with the caller's codec into the IR.
 //! 4. Check the call against the upstream card ([`crate::validate`]).
-//! 5. Do what the upstream's revision cannot ([`crate::pipeline`]): answer `ListTasks` toward
+//! 5. Do what the upstream's revision cannot ([`crate::serve`]): answer `ListTasks` toward
 //!    0.3 from the task index, pre-check a message to a terminal task, open a subscription with the task snapshot,
 //!    mint a missing `messageId`.
 //! 6. Encode with the upstream's codec, forward, read the answer with the upstream's codec, and
@@ -24,67 +24,15 @@ use std::time::Duration;
 
 use std::sync::atomic::AtomicUsize;
 
-use bridge_ir::{Binding, ErrorCode, Loss, Method as Operation, RequestId, Revision, RpcError};
+use bridge_ir::{Binding, Loss, Method as Operation, Revision};
 use bytes::Bytes;
-use futures_util::future::BoxFuture;
 use http::{HeaderValue, Method, StatusCode, header};
 
 use crate::card::{self, CachedCard, CardCache};
-use crate::codec::{JsonRpcCodec, RestCodec};
+pub use crate::codec::Codecs;
 use crate::headers::A2A_VERSION;
-use crate::service::{Handler, InboundRequest, InboundResponse, Refusal};
-use crate::settings::{CardView, Settings};
+use crate::settings::Settings;
 use crate::upstream::{Deadline, Upstream, UpstreamRequest};
-
-/// The codec of each revision and binding, injected by the binary so this crate never names a
-/// codec crate.
-#[derive(Debug, Clone)]
-pub struct Codecs {
-    /// The 0.3 JSON-RPC codec.
-    pub v0_3: Arc<dyn JsonRpcCodec>,
-    /// The 1.0 JSON-RPC codec.
-    pub v1_0: Arc<dyn JsonRpcCodec>,
-    /// The HTTP+JSON codecs, one per revision served over HTTP+JSON; the 0.3 one first, as its
-    /// `/v1/…` paths would otherwise read as a 1.0 tenant named `v1`.
-    pub rest: Vec<Arc<dyn RestCodec>>,
-}
-
-impl Codecs {
-    /// The codec of `revision`.
-    #[must_use]
-    pub fn of(&self, revision: Revision) -> &Arc<dyn JsonRpcCodec> {
-        match revision {
-            Revision::V0_3 => &self.v0_3,
-            Revision::V1_0 => &self.v1_0,
-        }
-    }
-
-    /// Every interface (binding and revision) these codecs can serve among `bindings`.
-    #[must_use]
-    pub fn interfaces(&self, bindings: &[Binding]) -> Vec<(Binding, Revision)> {
-        let mut out = Vec::new();
-        if bindings.contains(&Binding::JsonRpc) {
-            out.extend(Revision::ALL.map(|revision| (Binding::JsonRpc, revision)));
-        }
-        if bindings.contains(&Binding::HttpJson) {
-            out.extend(
-                self.rest
-                    .iter()
-                    .map(|codec| (Binding::HttpJson, codec.revision())),
-            );
-        }
-        if bindings.contains(&Binding::Grpc) {
-            out.extend(Revision::ALL.map(|revision| (Binding::Grpc, revision)));
-        }
-        out
-    }
-
-    /// The HTTP+JSON codec of `revision`, when that revision is served over HTTP+JSON.
-    #[must_use]
-    pub fn rest_of(&self, revision: Revision) -> Option<&Arc<dyn RestCodec>> {
-        self.rest.iter().find(|codec| codec.revision() == revision)
-    }
-}
 
 /// What one call was, attached to its response as an `http` extension so the layers around
 /// the application (metrics, access logs) can read it without parsing the body.
@@ -129,12 +77,12 @@ pub trait Observer: Send + Sync + std::fmt::Debug {
     }
 
     /// The agent delivered a push notification to one of the bridge's webhooks.
-    fn push_received(&self, outcome: crate::push::Received) {
+    fn push_received(&self, outcome: crate::delivery::Received) {
         let _ = outcome;
     }
 
     /// One attempt to deliver a push notification to a subscriber ended.
-    fn push_delivery(&self, outcome: crate::push::Outcome) {
+    fn push_delivery(&self, outcome: crate::delivery::Outcome) {
         let _ = outcome;
     }
 }
@@ -161,7 +109,7 @@ pub struct Bridge {
     pub(crate) observer: Arc<dyn Observer>,
     pub(crate) open_streams: Arc<AtomicUsize>,
     pub(crate) store: Arc<dyn crate::store::Store>,
-    pub(crate) pusher: Arc<dyn crate::push::Pusher>,
+    pub(crate) pusher: Arc<dyn crate::delivery::Pusher>,
 }
 
 impl Bridge {
@@ -183,7 +131,7 @@ impl Bridge {
             observer: Arc::new(LogLosses),
             open_streams: Arc::new(AtomicUsize::new(0)),
             store: Arc::new(crate::store::MemoryStore::default()),
-            pusher: Arc::new(crate::push::NoPusher),
+            pusher: Arc::new(crate::delivery::NoPusher),
         }
     }
 
@@ -198,7 +146,7 @@ impl Bridge {
     /// Delivers push notifications through `pusher`; without one, no caller's push config is
     /// accepted.
     #[must_use]
-    pub fn with_pusher(mut self, pusher: Arc<dyn crate::push::Pusher>) -> Self {
+    pub fn with_pusher(mut self, pusher: Arc<dyn crate::delivery::Pusher>) -> Self {
         self.pusher = pusher;
         self
     }
@@ -297,7 +245,7 @@ impl Bridge {
             ));
         }
         let etag = response.headers.get(header::ETAG).cloned();
-        let body = crate::pipeline::collect(response.body, self.settings.limits.card)
+        let body = crate::upstream::collect(response.body, self.settings.limits.card)
             .await
             .map_err(|e| format!("reading the agent card from {url}: {e}"))?;
         let (card, endpoint) = card::read_upstream_card(
@@ -334,186 +282,5 @@ impl Bridge {
         self.cards
             .get()
             .ok_or_else(|| "the agent card could not be stored".to_owned())
-    }
-
-    /// Answers one inbound request.
-    ///
-    /// Below the route prefix: the bridge's webhook takes the agent's push deliveries; the card
-    /// paths take `GET` and `HEAD`; a path some served revision's HTTP+JSON table names is
-    /// HTTP+JSON; the route's own path takes JSON-RPC over `POST`. A known path under another
-    /// HTTP method is 405 with `Allow`; any other path is 404, in the HTTP+JSON error form of
-    /// the revision the caller most likely speaks ([`crate::rest::not_found`]), and nothing on
-    /// such a path is read as a call.
-    pub async fn handle(self: Arc<Self>, request: InboundRequest) -> InboundResponse {
-        let path = request.path.as_str();
-        if let Some(secret) = crate::push::delivery_secret(&self.settings.prefix, path) {
-            let secret = secret.to_owned();
-            return Box::pin(crate::push::receive(&self, request, &secret)).await;
-        }
-        let below = crate::rest::below_prefix(path, &self.settings.prefix).unwrap_or(path);
-        if below == "/.well-known/agent-card.json" || below == "/.well-known/agent.json" {
-            if request.method == Method::GET || request.method == Method::HEAD {
-                return Box::pin(self.serve_card(&request)).await;
-            }
-            return not_allowed("GET, HEAD", "the agent card is read with GET");
-        }
-        if self.settings.bindings.contains(&Binding::HttpJson)
-            && let Some((codec, route)) = crate::rest::route(&self, &request)
-        {
-            return crate::rest::serve(&self, request, codec.as_ref(), route).await;
-        }
-        let rpc_path = below.is_empty() || below == "/";
-        if rpc_path && self.settings.bindings.contains(&Binding::JsonRpc) {
-            if request.method == Method::POST {
-                return crate::pipeline::rpc(&self, request).await;
-            }
-            return not_allowed(
-                "POST",
-                "this endpoint takes JSON-RPC over POST; the agent card is at GET /.well-known/agent-card.json",
-            );
-        }
-        crate::rest::not_found(&self, &request, below)
-    }
-
-    /// Answers a request the server refused before reading its body whole, in the form its
-    /// path calls for: on the route's JSON-RPC path a JSON-RPC error with a `null` id (no id
-    /// could be read), with HTTP 200 as every JSON-RPC answer when the body was refused, under
-    /// the refusal's own status when the head was (431, 400: the HTTP layer's, as 401 is);
-    /// elsewhere the HTTP+JSON error of the revision the caller most likely speaks, under the
-    /// refusal's status.
-    #[must_use]
-    pub fn refuse(&self, request: &InboundRequest, refusal: Refusal) -> InboundResponse {
-        let below =
-            crate::rest::below_prefix(&request.path, &self.settings.prefix).unwrap_or_default();
-        let error = RpcError::new(ErrorCode::InvalidRequest, refusal.message());
-        let named = request
-            .headers
-            .get(&A2A_VERSION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(Revision::from_version);
-        if (below.is_empty() || below == "/")
-            && request.method == Method::POST
-            && self.settings.bindings.contains(&Binding::JsonRpc)
-        {
-            let mut response = crate::pipeline::error_response(
-                self,
-                named.unwrap_or(Revision::V0_3),
-                &RequestId::Null,
-                error,
-            );
-            if !refusal.of_body()
-                && let InboundResponse::Full(response) = &mut response
-            {
-                *response.status_mut() = refusal.status();
-            }
-            return response;
-        }
-        let revision = crate::rest::likely_revision(self, named, below);
-        crate::pipeline::rest_error_with_status(
-            self,
-            revision,
-            error,
-            Some(refusal.status().as_u16()),
-        )
-    }
-
-    async fn serve_card(&self, request: &InboundRequest) -> InboundResponse {
-        let named = request
-            .headers
-            .get(&A2A_VERSION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(Revision::from_version);
-        let view = card::view_for(named, self.settings.card_view);
-        let caller = match view {
-            CardView::V1_0 => Revision::V1_0,
-            CardView::V0_3 | CardView::Dual => Revision::V0_3,
-        };
-        let cached = match self.upstream_card().await {
-            Ok(card) => card,
-            Err(why) => {
-                tracing::warn!(%why, "no agent card to serve");
-                return plain(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    &format!("the upstream agent card is not available: {why}"),
-                );
-            }
-        };
-        let presented = card::present(
-            &cached.card,
-            &self.settings.public_url,
-            &self.codecs.interfaces(&self.settings.bindings),
-            self.settings.grpc_url.as_deref(),
-            cached.revision,
-        );
-        let served = match card::serve(presented.value, view, &self.codecs) {
-            Ok(served) => served,
-            Err(why) => {
-                return plain(
-                    StatusCode::BAD_GATEWAY,
-                    &format!("the upstream agent card cannot be presented: {why}"),
-                );
-            }
-        };
-        let mut losses = presented.losses;
-        losses.extend(served.losses);
-        if !losses.is_empty() {
-            self.observer.losses(cached.revision, caller, &losses);
-        }
-        let max_age = self.settings.upstream.card_refresh.as_secs();
-        let not_modified = request
-            .headers
-            .get(header::IF_NONE_MATCH)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.split(',').any(|tag| tag.trim() == served.etag));
-        let builder = http::Response::builder()
-            .header(header::CONTENT_TYPE, "application/json")
-            .header(header::VARY, "A2A-Version")
-            .header(header::CACHE_CONTROL, format!("public, max-age={max_age}"))
-            .header(header::ETAG, served.etag.as_str())
-            .header(
-                header::LAST_MODIFIED,
-                httpdate::fmt_http_date(cached.fetched_at),
-            );
-        let response = if not_modified {
-            builder.status(StatusCode::NOT_MODIFIED).body(Bytes::new())
-        } else if request.method == Method::HEAD {
-            builder.status(StatusCode::OK).body(Bytes::new())
-        } else {
-            builder.status(StatusCode::OK).body(served.body)
-        };
-        InboundResponse::Full(response.unwrap_or_else(|_| http::Response::new(Bytes::new())))
-    }
-}
-
-/// 405 with the `Allow` header RFC 9110 §15.5.6 requires.
-pub(crate) fn not_allowed(allow: &'static str, message: &str) -> InboundResponse {
-    let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, message);
-    if let InboundResponse::Full(response) = &mut response {
-        response
-            .headers_mut()
-            .insert(header::ALLOW, HeaderValue::from_static(allow));
-    }
-    response
-}
-
-/// A small JSON response outside JSON-RPC (card errors, wrong HTTP method).
-pub(crate) fn plain(status: StatusCode, message: &str) -> InboundResponse {
-    let body = serde_json::json!({ "error": message }).to_string();
-    let mut response = http::Response::new(Bytes::from(body));
-    *response.status_mut() = status;
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    InboundResponse::Full(response)
-}
-
-impl Handler for Arc<Bridge> {
-    fn handle(&self, request: InboundRequest) -> BoxFuture<'static, InboundResponse> {
-        Box::pin(Arc::clone(self).handle(request))
-    }
-
-    fn refuse(&self, request: &InboundRequest, refusal: Refusal) -> InboundResponse {
-        Bridge::refuse(self, request, refusal)
     }
 }

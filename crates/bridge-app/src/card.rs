@@ -29,7 +29,7 @@ use bridge_ir::{AgentCard, AgentInterface, Binding, Loss, Revision, Translated};
 use bytes::Bytes;
 use serde::Deserialize;
 
-use crate::bridge::Codecs;
+use crate::codec::Codecs;
 use crate::settings::CardView;
 
 /// The upstream card as last fetched.

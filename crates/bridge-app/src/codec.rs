@@ -3,7 +3,7 @@
 //! A codec turns the revision-specific parts of a JSON-RPC message (the method name, `params`,
 //! `result`, `error`, one SSE event's `result`, and the agent card) into the IR and back. The
 //! JSON-RPC envelope itself (`jsonrpc`, `id`, the choice between `result` and `error`) is the
-//! same in both revisions and lives in [`crate::jsonrpc`], so no codec repeats it.
+//! same in both revisions and lives in [`bridge_wire::jsonrpc`], so no codec repeats it.
 //!
 //! # Why fragments, not whole messages
 //!
@@ -26,7 +26,11 @@
 //! A later binding (HTTP+JSON, gRPC) gets its own port beside this one; the revision crates
 //! then implement both.
 
-use bridge_ir::{AgentCard, Call, Method, Reply, Revision, RpcError, StreamEvent, Translated};
+use std::sync::Arc;
+
+use bridge_ir::{
+    AgentCard, Binding, Call, Method, Reply, Revision, RpcError, StreamEvent, Translated,
+};
 
 /// A fragment of JSON that does not decode as the revision's wire type.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -429,5 +433,55 @@ mod tests {
         }
         assert_eq!(percent_encode("t 1"), "t%201");
         assert_eq!(percent_decode("a+b"), "a+b");
+    }
+}
+
+/// The codec of each revision and binding, injected by the binary so this crate never names a
+/// codec crate.
+#[derive(Debug, Clone)]
+pub struct Codecs {
+    /// The 0.3 JSON-RPC codec.
+    pub v0_3: Arc<dyn JsonRpcCodec>,
+    /// The 1.0 JSON-RPC codec.
+    pub v1_0: Arc<dyn JsonRpcCodec>,
+    /// The HTTP+JSON codecs, one per revision served over HTTP+JSON; the 0.3 one first, as its
+    /// `/v1/…` paths would otherwise read as a 1.0 tenant named `v1`.
+    pub rest: Vec<Arc<dyn RestCodec>>,
+}
+
+impl Codecs {
+    /// The codec of `revision`.
+    #[must_use]
+    pub fn of(&self, revision: Revision) -> &Arc<dyn JsonRpcCodec> {
+        match revision {
+            Revision::V0_3 => &self.v0_3,
+            Revision::V1_0 => &self.v1_0,
+        }
+    }
+
+    /// Every interface (binding and revision) these codecs can serve among `bindings`.
+    #[must_use]
+    pub fn interfaces(&self, bindings: &[Binding]) -> Vec<(Binding, Revision)> {
+        let mut out = Vec::new();
+        if bindings.contains(&Binding::JsonRpc) {
+            out.extend(Revision::ALL.map(|revision| (Binding::JsonRpc, revision)));
+        }
+        if bindings.contains(&Binding::HttpJson) {
+            out.extend(
+                self.rest
+                    .iter()
+                    .map(|codec| (Binding::HttpJson, codec.revision())),
+            );
+        }
+        if bindings.contains(&Binding::Grpc) {
+            out.extend(Revision::ALL.map(|revision| (Binding::Grpc, revision)));
+        }
+        out
+    }
+
+    /// The HTTP+JSON codec of `revision`, when that revision is served over HTTP+JSON.
+    #[must_use]
+    pub fn rest_of(&self, revision: Revision) -> Option<&Arc<dyn RestCodec>> {
+        self.rest.iter().find(|codec| codec.revision() == revision)
     }
 }

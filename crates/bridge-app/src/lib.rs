@@ -7,26 +7,31 @@
 //! [`upstream::Upstream`] for the outbound hop, [`service::Handler`] for the inbound server —
 //! and does no I/O of its own.
 
+mod answer;
+mod auth;
 pub mod bridge;
+mod call;
 pub mod card;
 pub mod codec;
-pub mod direct;
+mod delivery;
 pub mod headers;
-pub mod jsonrpc;
+mod hop;
+mod inbound;
+mod index;
 pub mod list;
 pub mod negotiate;
-pub mod pipeline;
 pub mod push;
 mod rest;
+mod route;
+mod rpc;
+mod serve;
 pub mod service;
 pub mod settings;
-pub mod sse;
 pub mod store;
 pub mod stream;
-pub mod timestamp;
+mod target;
 pub mod upstream;
 pub mod validate;
-pub mod wire_support;
 
 pub use bridge::{Bridge, CallInfo, Codecs, LogLosses, Observer};
 pub use card::CardCache;

@@ -178,10 +178,10 @@ pub fn result(page: &Page, tasks: Vec<Task>) -> ListTasksResult {
 
 /// Nanoseconds since the epoch of an RFC 3339 timestamp, for ordering.
 fn instant(text: &str) -> Option<i128> {
-    let normalised = match crate::timestamp::utc(text) {
-        crate::timestamp::Utc::Unchanged => text.to_owned(),
-        crate::timestamp::Utc::Converted(t) | crate::timestamp::Utc::AssumedUtc(t) => t,
-        crate::timestamp::Utc::Unparsed => return None,
+    let normalised = match bridge_wire::timestamp::utc(text) {
+        bridge_wire::timestamp::Utc::Unchanged => text.to_owned(),
+        bridge_wire::timestamp::Utc::Converted(t) | bridge_wire::timestamp::Utc::AssumedUtc(t) => t,
+        bridge_wire::timestamp::Utc::Unparsed => return None,
     };
     time::OffsetDateTime::parse(&normalised, &time::format_description::well_known::Rfc3339)
         .ok()

@@ -13,7 +13,7 @@
 
 use bridge_ir::{ErrorCode, Method, Revision, RpcError};
 
-use crate::bridge::Codecs;
+use crate::codec::Codecs;
 
 /// The outcome of negotiation for one call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! The HTTP+JSON (REST) inbound adapter: a request's path names the operation and the revision
 //! (the codec whose path table it matches), its path, query string and body decode into the
-//! IR call, and the call is served by the same pipeline as a JSON-RPC call
-//! ([`crate::pipeline::serve`]); answers and errors are written in the caller's revision and
+//! IR call, and the call is served by the same core as a JSON-RPC call
+//! ([`crate::serve::serve`]); answers and errors are written in the caller's revision and
 //! binding there.
 //!
 //! # Revision
@@ -25,8 +25,8 @@ use bridge_ir::{Binding, ErrorCode, RequestId, Revision, RpcError};
 use http::{HeaderValue, StatusCode, header};
 
 use crate::bridge::Bridge;
+use crate::call::{Caller, Seen};
 use crate::codec::{RestCodec, RestRoute, RouteMiss};
-use crate::pipeline::{self, Caller, Seen};
 use crate::service::{InboundRequest, InboundResponse};
 
 /// The operation a request names over HTTP+JSON, and the codec whose table named it; `None`
@@ -62,7 +62,7 @@ pub(crate) fn not_found(bridge: &Bridge, request: &InboundRequest, below: &str) 
         .and_then(|v| v.to_str().ok())
         .and_then(Revision::from_version);
     let revision = likely_revision(bridge, named, below);
-    pipeline::rest_error_with_status(
+    crate::answer::rest_error_with_status(
         bridge,
         revision,
         RpcError::new(
@@ -111,7 +111,7 @@ pub(crate) async fn serve(
     let mut response = match route {
         Ok(route) => serve_route(bridge, request, codec, &route, &mut seen).await,
         Err(RouteMiss::MethodNotAllowed { allow }) => {
-            let mut response = pipeline::rest_error_with_status(
+            let mut response = crate::answer::rest_error_with_status(
                 bridge,
                 revision,
                 RpcError::new(
@@ -130,7 +130,7 @@ pub(crate) async fn serve(
             }
             response
         }
-        Err(RouteMiss::NotFound) => pipeline::rest_error_response(
+        Err(RouteMiss::NotFound) => crate::answer::rest_error_response(
             bridge,
             revision,
             RpcError::new(
@@ -151,12 +151,12 @@ async fn serve_route(
     seen: &mut Seen,
 ) -> InboundResponse {
     let revision = codec.revision();
-    let refuse = |error: RpcError| pipeline::rest_error_response(bridge, revision, error);
+    let refuse = |error: RpcError| crate::answer::rest_error_response(bridge, revision, error);
     seen.method = Some(route.method);
     if let Some(auth) = &bridge.settings.auth
-        && !pipeline::authorized(auth, &request.headers)
+        && !crate::auth::authorized(auth, &request.headers)
     {
-        let mut response = pipeline::rest_error_with_status(
+        let mut response = crate::answer::rest_error_with_status(
             bridge,
             revision,
             RpcError::new(
@@ -176,7 +176,7 @@ async fn serve_route(
     if let Err(error) = version_agrees(bridge, &request, revision) {
         return refuse(error);
     }
-    if pipeline::nesting_exceeds(&request.body, bridge.settings.limits.json_depth) {
+    if crate::inbound::nesting_exceeds(&request.body, bridge.settings.limits.json_depth) {
         return refuse(RpcError::new(
             ErrorCode::InvalidRequest,
             format!(
@@ -204,7 +204,7 @@ async fn serve_route(
             if not_json {
                 // A body that is not JSON under a type that is not JSON: the type is the
                 // likelier mistake, as on JSON-RPC.
-                let by_type = pipeline::unreadable_body(
+                let by_type = crate::inbound::unreadable_body(
                     &request.headers,
                     RpcError::new(ErrorCode::ParseError, String::new()),
                 );
@@ -219,11 +219,11 @@ async fn serve_route(
     // JSON-RPC agent must echo (and a2a-sdk refuses `null`).
     let caller = Caller {
         revision,
-        binding: Binding::HttpJson,
+        form: &crate::answer::RestCaller,
         id: RequestId::String(uuid::Uuid::new_v4().to_string()),
         method: route.method,
     };
-    pipeline::serve(bridge, caller, call, request.headers, seen).await
+    crate::serve::serve(bridge, caller, call, request.headers, seen).await
 }
 
 /// Whether `A2A-Version` (header or query parameter) agrees with the path's revision.

@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use bridge_ir::TaskState;
 use futures_util::future::BoxFuture;
 
-use crate::push::Registration;
+use crate::delivery::Registration;
 
 /// A push delivery accepted from the agent and not yet finished: what another instance needs
 /// to deliver it if the one that took it goes away.

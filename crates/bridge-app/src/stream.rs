@@ -1,6 +1,6 @@
 //! Streams: SSE translated event by event as it arrives, never collected.
 //!
-//! The upstream body is split into events as chunks arrive ([`crate::sse::SseSplitter`]); each
+//! The upstream body is split into events as chunks arrive ([`bridge_wire::sse::SseSplitter`]); each
 //! event is decoded with the upstream's codec, adjusted, encoded with the caller's, and sent as
 //! one SSE frame carrying the caller's request id. Nothing is buffered beyond the event being
 //! read, so the first event reaches the caller before the agent has finished.
@@ -41,7 +41,7 @@
 //! revision: once the SSE head is out, an event is the only way left to say so. The head waits
 //! for the first event, so that a call refused before any event (by the agent, however it
 //! framed the refusal) is answered as any refusal is: a plain JSON-RPC error to a 1.0 caller, an
-//! event stream of one error event to a 0.3 caller (see `pipeline::as_event_stream_for_0_3`).
+//! event stream of one error event to a 0.3 caller (see `crate::rpc::as_event_stream_for_0_3`).
 //!
 //! When the caller goes away the server drops this stream, which drops the upstream body and so
 //! cancels the upstream request; a followed task is no longer read.
@@ -51,8 +51,8 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use bridge_ir::{
-    Artifact, Binding, Call, ErrorCode, GetTaskParams, Method, Reply, Revision, RpcError,
-    StreamEvent, Task, TaskArtifactUpdateEvent, TaskState, TaskStatus, TaskStatusUpdateEvent,
+    Artifact, Call, ErrorCode, GetTaskParams, Method, Reply, Revision, RpcError, StreamEvent, Task,
+    TaskArtifactUpdateEvent, TaskState, TaskStatus, TaskStatusUpdateEvent,
 };
 use std::task::Poll;
 
@@ -61,11 +61,11 @@ use futures_util::StreamExt;
 use http::{HeaderValue, StatusCode, header};
 
 use crate::bridge::Bridge;
-use crate::jsonrpc;
-use crate::pipeline::{self, Context};
+use crate::call::Context;
 use crate::service::InboundResponse;
-use crate::sse::SseSplitter;
 use crate::upstream::{ByteStream, Deadline, UpstreamResponse};
+use bridge_wire::jsonrpc;
+use bridge_wire::sse::SseSplitter;
 
 /// Opens the upstream stream for `call` and answers with the translated stream, or with a
 /// JSON-RPC error when the call is refused before any event.
@@ -77,7 +77,7 @@ pub(crate) async fn open(
 ) -> InboundResponse {
     let method = call.method();
     let Some(slot) = StreamSlot::take(bridge) else {
-        return pipeline::refuse(
+        return crate::answer::refuse(
             bridge,
             &context,
             RpcError::new(
@@ -97,9 +97,9 @@ pub(crate) async fn open(
         head: bridge.settings.timeouts.stream_head,
         idle: bridge.settings.timeouts.stream_idle,
     };
-    let response = match pipeline::send(bridge, &context, call, deadline).await {
+    let response = match crate::hop::send(bridge, &context, call, deadline).await {
         Ok(response) => response,
-        Err(error) => return pipeline::refuse(bridge, &context, error),
+        Err(error) => return crate::answer::refuse(bridge, &context, error),
     };
     let is_sse = response
         .headers
@@ -108,7 +108,7 @@ pub(crate) async fn open(
         .is_some_and(|v| v.trim_start().starts_with("text/event-stream"));
     let extensions = crate::headers::toward_caller(&response.headers, context.caller);
     let context_caller = context.caller;
-    let binding = context.binding;
+    let binding = context.binding();
     let mut translator = Translator::new(bridge, context, method, subscribed, snapshot.is_some());
     let mut pending = VecDeque::new();
     if let Some(event) = snapshot {
@@ -137,7 +137,7 @@ pub(crate) async fn open(
     // The head waits for the first frame: a refusal before any event is answered as a refusal.
     let first = state.next_frame().await;
     if let Some(error) = state.translator.refusal.take() {
-        return pipeline::refuse(bridge, &state.translator.context, error);
+        return crate::answer::refuse(bridge, &state.translator.context, error);
     }
     let first = futures_util::stream::iter(first);
     let frames = first.chain(futures_util::stream::unfold(state, State::next));
@@ -164,7 +164,7 @@ pub(crate) async fn open(
 
 /// The frame a stream ends with when the server shuts down before the task ends.
 fn farewell(bridge: &Bridge, context: &Context) -> Bytes {
-    pipeline::error_frame(
+    context.form.error_frame(
         bridge,
         context,
         RpcError::new(
@@ -198,8 +198,8 @@ async fn refusal_of(
     method: Method,
     response: UpstreamResponse,
 ) -> RpcError {
-    match pipeline::collect(response.body, bridge.settings.limits.upstream_body).await {
-        Ok(body) => match pipeline::read_upstream_answer(
+    match crate::upstream::collect(response.body, bridge.settings.limits.upstream_body).await {
+        Ok(body) => match crate::hop::read_upstream_answer(
             bridge,
             context,
             method,
@@ -357,26 +357,11 @@ impl Translator {
 
     fn encode(&mut self, event: StreamEvent) -> Bytes {
         self.sent_any = true;
-        let rest = match self.context.binding {
-            Binding::HttpJson => self.bridge.codecs.rest_of(self.context.caller),
-            Binding::JsonRpc | Binding::Grpc => None,
-        };
-        let encoded = match rest {
-            Some(codec) => codec.encode_event(event),
-            None => self
-                .bridge
-                .codecs
-                .of(self.context.caller)
-                .encode_event(event),
-        };
-        if !encoded.losses.is_empty() {
-            self.bridge.observer.losses(
-                self.context.upstream,
-                self.context.caller,
-                &encoded.losses,
-            );
-        }
-        pipeline::event_frame(&self.context, &encoded.value)
+        let encoded = self
+            .context
+            .form
+            .encode_event(&self.bridge, &self.context, event);
+        self.context.form.event_frame(&self.context, &encoded)
     }
 
     /// The frame that ends the stream with an error.
@@ -385,7 +370,9 @@ impl Translator {
         if !self.sent_any {
             self.refusal = Some(error.clone());
         }
-        pipeline::error_frame(&self.bridge, &self.context, error)
+        self.context
+            .form
+            .error_frame(&self.bridge, &self.context, error)
     }
 
     /// The task the stream is about, read from the upstream.
@@ -400,7 +387,7 @@ impl Translator {
             tenant: None,
         });
         Some(
-            match pipeline::forward(&self.bridge, &lookup, call).await.0 {
+            match crate::hop::forward(&self.bridge, &lookup, call).await.0 {
                 Ok(Reply::Task(task)) => Ok(task),
                 Ok(other) => Err(RpcError::new(
                     ErrorCode::InvalidAgentResponse,
@@ -513,7 +500,7 @@ impl Translator {
 
     /// The frames for one upstream SSE event of an HTTP+JSON stream: a bare event, or (named
     /// `error`) the agent's error.
-    async fn rest_data(&mut self, event: &crate::sse::SseEvent) -> (Vec<Bytes>, bool) {
+    async fn rest_data(&mut self, event: &bridge_wire::sse::SseEvent) -> (Vec<Bytes>, bool) {
         let upstream = self.context.upstream;
         let Some(codec) = self.bridge.codecs.rest_of(upstream).cloned() else {
             return (vec![self.error(no_stream())], false);
@@ -531,7 +518,7 @@ impl Translator {
             };
         }
         match codec.decode_event(&event.data) {
-            Ok(event) if let Some(what) = crate::pipeline::unidentified_event(&event) => (
+            Ok(event) if let Some(what) = crate::hop::unidentified_event(&event) => (
                 vec![self.error(invalid(format!("an upstream stream event is {what}")))],
                 false,
             ),
@@ -556,7 +543,7 @@ impl Translator {
             return;
         }
         let entry = match event {
-            StreamEvent::Task(task) => crate::pipeline::task_entry(task),
+            StreamEvent::Task(task) => crate::index::task_entry(task),
             StreamEvent::StatusUpdate(update) => crate::store::TaskEntry {
                 id: update.task_id.clone(),
                 context_id: update.context_id.clone(),
@@ -568,7 +555,7 @@ impl Translator {
         if self.indexed.as_ref() == Some(&entry) {
             return;
         }
-        crate::pipeline::record_entry(&self.bridge, &self.context, entry.clone()).await;
+        crate::index::record_entry(&self.bridge, &self.context, entry.clone()).await;
         self.indexed = Some(entry);
     }
 
@@ -621,7 +608,7 @@ impl Translator {
             return (vec![self.error(error)], false);
         }
         match decoded {
-            Ok(Ok(event)) if let Some(what) = crate::pipeline::unidentified_event(&event) => (
+            Ok(Ok(event)) if let Some(what) = crate::hop::unidentified_event(&event) => (
                 vec![self.error(invalid(format!("an upstream stream event is {what}")))],
                 false,
             ),
@@ -831,26 +818,24 @@ impl State {
                 // An agent may give up a subscription by breaking the connection
                 // (a2a-sdk 0.3's REST server aborts the body): follow the task if it
                 // is still running.
-                let failure = pipeline::upstream_failure(&error);
+                let failure = crate::hop::upstream_failure(&error);
                 let (frames, followed) = self.translator.upstream_refused(failure).await;
                 self.then(frames, followed)
             }
             Some(Err(error)) => {
                 self.source = Source::Done;
-                let frame = self.translator.error(pipeline::upstream_failure(&error));
+                let frame = self.translator.error(crate::hop::upstream_failure(&error));
                 self.pending.push_back(frame);
                 false
             }
             Some(Ok(chunk)) => match self.splitter.push_bytes(&chunk) {
                 Ok(events) => {
                     for event in events {
-                        let (frames, followed) =
-                            if crate::pipeline::rest_form(self.translator.context.upstream_binding)
-                            {
-                                self.translator.rest_data(&event).await
-                            } else {
-                                self.translator.data(&event.data).await
-                            };
+                        let (frames, followed) = if self.translator.context.agent.rest_events() {
+                            self.translator.rest_data(&event).await
+                        } else {
+                            self.translator.data(&event.data).await
+                        };
                         self.pending.extend(frames);
                         if followed {
                             self.source = Source::Follow;

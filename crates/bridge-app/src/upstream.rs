@@ -15,8 +15,9 @@
 use std::pin::Pin;
 use std::time::Duration;
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use futures_core::Stream;
+use futures_util::StreamExt as _;
 use futures_util::future::BoxFuture;
 
 /// The bytes of a response body, chunk by chunk.
@@ -98,4 +99,102 @@ pub trait Upstream: Send + Sync + std::fmt::Debug {
     /// Resolves after `period`: the pause between two reads of a task the bridge follows for a
     /// subscriber. The adapter owns this timer as it owns every other.
     fn wait(&self, period: Duration) -> BoxFuture<'static, ()>;
+}
+
+/// Why a body could not be collected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CollectError {
+    /// The body is larger than the cap.
+    #[error("the answer exceeds {0} bytes")]
+    TooLarge(usize),
+    /// The body stream failed.
+    #[error(transparent)]
+    Upstream(#[from] UpstreamError),
+}
+
+/// Reads a whole body, refusing one larger than `limit` bytes.
+///
+/// # Errors
+///
+/// [`CollectError`] when the body is over the cap or its stream fails.
+pub async fn collect(body: ByteStream, limit: usize) -> Result<Bytes, CollectError> {
+    collect_sized(body, limit, 0).await
+}
+
+/// [`collect`] for a body announced as `expected` bytes long (its `Content-Length`; 0 when
+/// unknown). A body of one chunk is that chunk, uncopied; a longer one is copied once into a
+/// buffer of the announced size (capped at `limit`), so it is not copied again as it grows.
+///
+/// # Errors
+///
+/// As [`collect`].
+pub async fn collect_sized(
+    mut body: ByteStream,
+    limit: usize,
+    expected: usize,
+) -> Result<Bytes, CollectError> {
+    let mut first: Option<Bytes> = None;
+    let mut out = BytesMut::new();
+    while let Some(chunk) = body.next().await {
+        let chunk = chunk?;
+        let held = first.as_ref().map_or(out.len(), Bytes::len);
+        if held + chunk.len() > limit {
+            return Err(CollectError::TooLarge(limit));
+        }
+        if out.is_empty() && first.is_none() {
+            first = Some(chunk);
+            continue;
+        }
+        if let Some(first) = first.take() {
+            out.reserve(expected.min(limit).max(2 * (first.len() + chunk.len())));
+            out.extend_from_slice(&first);
+        }
+        out.extend_from_slice(&chunk);
+    }
+    Ok(first.unwrap_or_else(|| out.freeze()))
+}
+
+#[cfg(test)]
+mod tests {
+    #![expect(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        reason = "tests unwrap what they just built"
+    )]
+    use super::{CollectError, collect_sized};
+    use bytes::Bytes;
+
+    fn body(chunks: &[&'static [u8]]) -> crate::upstream::ByteStream {
+        let items: Vec<Result<Bytes, crate::upstream::UpstreamError>> =
+            chunks.iter().map(|c| Ok(Bytes::from_static(c))).collect();
+        Box::pin(futures_util::stream::iter(items))
+    }
+
+    fn block<T>(future: impl std::future::Future<Output = T>) -> T {
+        futures_util::FutureExt::now_or_never(future).expect("ready at once")
+    }
+
+    #[test]
+    fn a_body_is_collected_whole_and_a_one_chunk_body_is_not_copied() {
+        static ONE: &[u8] = b"{\"a\":1}";
+        let got = block(collect_sized(body(&[ONE]), 64, 0)).unwrap();
+        assert_eq!(got.as_ptr(), ONE.as_ptr(), "the chunk itself");
+        for expected in [0, 3, 11, 1000] {
+            let got = block(collect_sized(
+                body(&[b"ab", b"", b"cd", b"efg"]),
+                64,
+                expected,
+            ));
+            assert_eq!(got.unwrap(), Bytes::from_static(b"abcdefg"), "{expected}");
+        }
+        assert!(matches!(
+            block(collect_sized(body(&[b"abcd", b"efgh"]), 6, 8)),
+            Err(CollectError::TooLarge(6))
+        ));
+        assert!(matches!(
+            block(collect_sized(body(&[b"abcdefgh"]), 6, 0)),
+            Err(CollectError::TooLarge(6))
+        ));
+        assert_eq!(block(collect_sized(body(&[]), 6, 0)).unwrap(), Bytes::new());
+    }
 }

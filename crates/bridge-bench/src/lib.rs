@@ -23,8 +23,8 @@
 
 use base64::Engine as _;
 use bridge_app::codec::{DecodeError, EncodeError, JsonRpcCodec};
-use bridge_app::jsonrpc;
 use bridge_ir::{Method, Revision};
+use bridge_wire::jsonrpc;
 use serde_json::{Map, Value};
 
 /// What went wrong building or translating a benchmark document.

@@ -562,7 +562,7 @@ impl tonic::server::ServerStreamingService<Bytes> for Call {
                 InboundResponse::Stream { head, frames, .. } => {
                     let call = Arc::new(call);
                     // A frame holds every event that was ready together: one message each.
-                    let mut splitter = bridge_app::sse::SseSplitter::new(usize::MAX);
+                    let mut splitter = bridge_wire::sse::SseSplitter::new(usize::MAX);
                     let messages = frames
                         .flat_map(move |frame| {
                             let items: Vec<_> = match splitter.push_bytes(&frame) {
@@ -614,7 +614,7 @@ fn extension_metadata(headers: &http::HeaderMap, metadata: &mut tonic::metadata:
 
 /// One SSE event of the HTTP+JSON stream as a stream message: `None` for an event carrying no
 /// data, an error status for an `error` event.
-fn event_message(call: &Call, event: &bridge_app::sse::SseEvent) -> Result<Option<Bytes>, Status> {
+fn event_message(call: &Call, event: &bridge_wire::sse::SseEvent) -> Result<Option<Bytes>, Status> {
     if event.data.is_empty() {
         return Ok(None);
     }

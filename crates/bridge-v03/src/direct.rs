@@ -1,5 +1,5 @@
 //! Direct decoders and encoders for the 0.3 shapes nearly every exchange carries, written
-//! against `bridge_app::direct` instead of serde.
+//! against `bridge_wire::direct` instead of serde.
 //!
 //! Covered: the params of `message/send` and `message/stream` (the message with parts of every
 //! kind, the configuration with its push config, metadata); stream events of every kind (task,
@@ -39,12 +39,12 @@
 
 use std::io::Write as _;
 
-use bridge_app::direct::{Reader, once, write_key, write_str, write_value};
 use bridge_ir::{
     Artifact, Call, JsonObject, Message, Method, Part, PartContent, PushAuthentication, Reply,
     Role, SendMessageConfig, SendMessageParams, SendResult, StreamEvent, Task,
     TaskArtifactUpdateEvent, TaskPushConfig, TaskState, TaskStatus, TaskStatusUpdateEvent,
 };
+use bridge_wire::direct::{Reader, once, write_key, write_str, write_value};
 use serde_json::Value;
 
 use crate::wire::message::{DATA_PART_COMPAT, WireRole, unwrap_compat};
@@ -111,7 +111,7 @@ pub fn encode_result_into(out: &mut Vec<u8>, method: Method, reply: &Reply) -> O
             write_task(out, task)?;
         }
         (Method::SendMessage, Reply::Send(SendResult::Message(message))) => {
-            out.reserve(bridge_app::wire_support::parts_size(&message.parts) + 256);
+            out.reserve(bridge_wire::support::parts_size(&message.parts) + 256);
             write_message(out, message)?;
         }
         (Method::SendStreamingMessage | Method::SubscribeToTask, Reply::Event(event)) => {
@@ -138,7 +138,7 @@ pub fn encode_event(event: &StreamEvent) -> Option<Vec<u8>> {
             write_task(&mut out, task)?;
         }
         StreamEvent::Message(message) => {
-            out.reserve(bridge_app::wire_support::parts_size(&message.parts) + 256);
+            out.reserve(bridge_wire::support::parts_size(&message.parts) + 256);
             write_message(&mut out, message)?;
         }
         StreamEvent::StatusUpdate(update) => {
@@ -146,7 +146,7 @@ pub fn encode_event(event: &StreamEvent) -> Option<Vec<u8>> {
             write_status_update(&mut out, update)?;
         }
         StreamEvent::ArtifactUpdate(update) => {
-            out.reserve(bridge_app::wire_support::parts_size(&update.artifact.parts) + 256);
+            out.reserve(bridge_wire::support::parts_size(&update.artifact.parts) + 256);
             write_artifact_update(&mut out, update)?;
         }
     }
@@ -820,15 +820,14 @@ impl Slots {
 // ---------------------------------------------------------------------------------------------
 // Encoding. Member order and omissions follow the serde wire types in `crate::wire`.
 
-use bridge_app::wire_support::task_size;
+use bridge_wire::support::task_size;
 
 /// `MessageSendParams`: `message`, `configuration`, `metadata`.
 fn encode_send_params(params: &SendMessageParams) -> Option<Vec<u8>> {
     if params.tenant.is_some() {
         return None;
     }
-    let mut out =
-        Vec::with_capacity(bridge_app::wire_support::parts_size(&params.message.parts) + 512);
+    let mut out = Vec::with_capacity(bridge_wire::support::parts_size(&params.message.parts) + 512);
     out.push(b'{');
     let mut first = true;
     write_key(&mut out, &mut first, "message");

@@ -109,9 +109,9 @@ impl Losses {
 /// Decodes `bytes` as `T`, naming the failing member under `root` on error.
 ///
 /// The fast reader goes first; a fragment it refuses is decoded by `serde_json`, whose answer
-/// stands (see `bridge_app::wire_support`).
+/// stands (see `bridge_wire::support`).
 pub(crate) fn decode<T: DeserializeOwned>(bytes: &[u8], root: &str) -> Result<T, DecodeError> {
-    if let Some(value) = bridge_app::wire_support::decode(bytes) {
+    if let Some(value) = bridge_wire::support::decode(bytes) {
         return Ok(value);
     }
     match serde_json::from_slice(bytes) {
@@ -140,7 +140,7 @@ pub(crate) fn encode<T: serde::Serialize>(value: &T) -> Vec<u8> {
 /// [`encode`] into a buffer that starts at `size_hint` bytes (the size of the decoded input is
 /// a good guess), so a large fragment is not grown by doubling.
 pub(crate) fn encode_sized<T: serde::Serialize>(value: &T, size_hint: usize) -> Vec<u8> {
-    bridge_app::wire_support::encode(value, size_hint)
+    bridge_wire::support::encode(value, size_hint)
 }
 
 #[cfg(test)]

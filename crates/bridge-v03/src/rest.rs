@@ -30,10 +30,10 @@ use bridge_app::codec::{
     DecodeError, EncodeError, JsonRpcCodec as _, RestCodec, RestError, RestRequest, RestRoute,
     RouteMiss, path_segment, percent_decode, rest_path_params,
 };
-use bridge_app::timestamp::{Utc, utc};
 use bridge_ir::{
     Call, ErrorCode, Loss, LossKind, Method, Reply, Revision, RpcError, StreamEvent, Translated,
 };
+use bridge_wire::timestamp::{Utc, utc};
 use serde_json::{Map, Value, json};
 
 use crate::V03JsonRpc;
@@ -475,7 +475,7 @@ fn send_to_rest(params: Map<String, Value>) -> Value {
 
 /// What the 0.3 proto cannot carry or spells otherwise, fixed in a body written for it: a
 /// message's `referenceTaskIds` has no proto field (dropped, reported); a `timestamp` is a
-/// `google.protobuf.Timestamp`, RFC 3339 in UTC (`bridge_app::timestamp`). Metadata and data
+/// `google.protobuf.Timestamp`, RFC 3339 in UTC (`bridge_wire::timestamp`). Metadata and data
 /// parts are the caller's own JSON and are not looked into.
 fn proto_only(value: &mut Value, at: &At<'_>, losses: &mut Vec<Loss>) {
     match value {

@@ -7,7 +7,7 @@
 //! A small document (a 150-byte `SendMessage`, one status event) spends most of its
 //! translation fetching the code of the serde-derived visitors, which is larger than the
 //! instruction cache. These functions read and write the same documents with the few small
-//! functions of [`bridge_app::direct`], and nothing else.
+//! functions of [`bridge_wire::direct`], and nothing else.
 //!
 //! # Why the serde path stays the authority
 //!
@@ -22,7 +22,7 @@
 //!   with a fraction;
 //! - a part with no content or with two, a `StreamResponse` or `SendMessageResponse` with no
 //!   member, two, or an unknown one; a send request without `message`;
-//! - anything after the value, or nesting past [`bridge_app::direct::MAX_DEPTH`].
+//! - anything after the value, or nesting past [`bridge_wire::direct::MAX_DEPTH`].
 //!
 //! An encoder declines whatever the serde path would report as a loss or rewrite: `raw` text
 //! that is not standard base64, a `final` flag that disagrees with the state, a push config
@@ -39,13 +39,13 @@
 
 use std::borrow::Cow;
 
-use bridge_app::direct::{Reader, once, write_key, write_str, write_value};
-use bridge_app::wire_support::{is_standard_base64, parts_size, task_size};
 use bridge_ir::{
     Artifact, Call, JsonObject, Message, Method, Part, PartContent, PushAuthentication, Reply,
     Role, SendMessageConfig, SendMessageParams, SendResult, StreamEvent, Task,
     TaskArtifactUpdateEvent, TaskPushConfig, TaskState, TaskStatus, TaskStatusUpdateEvent,
 };
+use bridge_wire::direct::{Reader, once, write_key, write_str, write_value};
+use bridge_wire::support::{is_standard_base64, parts_size, task_size};
 
 use crate::path::{Losses, Path};
 use crate::wire::enums::{role_from_name, role_name, state_from_name, state_name};

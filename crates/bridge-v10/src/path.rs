@@ -105,7 +105,7 @@ impl Losses {
 /// The fragment is decoded at full speed first; only one that fails is decoded a second time
 /// with the path tracked, as tracking costs a `String` per object key on the success path too.
 pub(crate) fn decode<T: DeserializeOwned>(bytes: &[u8], root: &str) -> Result<T, DecodeError> {
-    if let Some(value) = bridge_app::wire_support::decode(bytes) {
+    if let Some(value) = bridge_wire::support::decode(bytes) {
         return Ok(value);
     }
     match serde_json::from_slice(bytes) {
@@ -141,7 +141,7 @@ pub(crate) fn to_bytes<T: serde::Serialize>(value: &T) -> Vec<u8> {
 /// [`to_bytes`] into a buffer that starts at `size_hint` bytes (the size of the decoded input is
 /// a good guess), so a large fragment is not grown by doubling.
 pub(crate) fn to_bytes_sized<T: serde::Serialize>(value: &T, size_hint: usize) -> Vec<u8> {
-    bridge_app::wire_support::encode(value, size_hint)
+    bridge_wire::support::encode(value, size_hint)
 }
 
 #[cfg(test)]

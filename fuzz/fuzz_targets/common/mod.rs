@@ -11,7 +11,7 @@ pub mod grpc;
 pub mod rest;
 
 use bridge_app::codec::JsonRpcCodec;
-use bridge_app::jsonrpc::{parse_request, parse_response};
+use bridge_wire::jsonrpc::{parse_request, parse_response};
 use bridge_ir::Method;
 use serde::de::IgnoredAny;
 

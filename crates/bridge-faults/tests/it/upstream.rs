@@ -226,7 +226,7 @@ async fn an_upstream_answering_under_another_id_is_an_invalid_agent_response_nam
 
 // Regression: the message names the two ids with Rust's `Debug` format
 // (`String("wrong-id")`, `Number(Number(41))`) instead of the JSON the caller sent and can match
-// against its own request (`"wrong-id"`, `41`). `pipeline::read_answer` and the stream
+// against its own request (`"wrong-id"`, `41`). `hop::read_answer` and the stream
 // translator's id check in bridge-app both format `RequestId` with `{:?}`.
 #[tokio::test]
 async fn the_wrong_id_message_writes_both_ids_as_the_json_the_caller_sent() {

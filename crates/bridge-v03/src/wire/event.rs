@@ -273,7 +273,7 @@ impl AnyEvent {
 /// The one-pass decode of a send result or stream event (see the module docs): `None` hands
 /// the document to the careful decode.
 fn decode_one_pass(bytes: &[u8], at: &Path<'_>) -> Option<Result<StreamEvent, DecodeError>> {
-    bridge_app::wire_support::decode::<AnyEvent>(bytes)?.into_ir(at)
+    bridge_wire::support::decode::<AnyEvent>(bytes)?.into_ir(at)
 }
 
 fn kind_of(bytes: &[u8], at: &Path<'_>) -> Result<EventKind, DecodeError> {

@@ -31,7 +31,7 @@
 //! # Why `file.bytes` is a plain string
 //!
 //! The base64 text is moved from the decoder's string into the IR and back out, never decoded
-//! or copied on the way; the JSON writer (`bridge_app::wire_support::encode`) checks it for
+//! or copied on the way; the JSON writer (`bridge_wire::support::encode`) checks it for
 //! escapes sixteen bytes at a time, so a megabyte of it costs about a memory copy.
 
 use std::borrow::Cow;
@@ -191,7 +191,7 @@ struct WireFile {
     name: Option<String>,
 }
 
-pub(crate) use bridge_app::wire_support::parts_size;
+pub(crate) use bridge_wire::support::parts_size;
 
 impl WireMessage {
     /// Moves the message into the IR.

@@ -155,7 +155,7 @@ pub(crate) struct PartOut {
     media_type: Option<String>,
 }
 
-pub(crate) use bridge_app::wire_support::{is_standard_base64, parts_size};
+pub(crate) use bridge_wire::support::{is_standard_base64, parts_size};
 
 impl MessageOut {
     /// Moves `message` into its wire form.

@@ -14,15 +14,15 @@
 //! - Not a timestamp: passed on unchanged and reported as [`LossKind::TimestampUnparsed`]; the
 //!   receiving peer decides what to do with it, as it would have without the bridge.
 //!
-//! The parsing is `bridge_app::timestamp`'s, shared with the 0.3 HTTP+JSON codec, whose proto
+//! The parsing is `bridge_wire::timestamp`'s, shared with the 0.3 HTTP+JSON codec, whose proto
 //! bodies take the same form.
 
-use bridge_app::timestamp::{Utc, utc};
 use bridge_ir::LossKind;
+use bridge_wire::timestamp::{Utc, utc};
 
 use crate::path::{Losses, Path};
 
-/// The timestamp in 1.0 form (`bridge_app::timestamp`), recording at `at` what had to be
+/// The timestamp in 1.0 form (`bridge_wire::timestamp`), recording at `at` what had to be
 /// assumed.
 pub(crate) fn to_utc(text: String, at: &Path<'_>, losses: &mut Losses) -> String {
     match utc(&text) {

@@ -25,7 +25,7 @@ use std::borrow::Cow;
 
 use serde::Serialize;
 
-use crate::jsonrpc::scan::{Scanner, string_run};
+use crate::scan::{Scanner, string_run};
 
 /// How deep a direct decoder lets a document nest before it leaves the document to the serde
 /// path (whose own limits then apply): below every limit that path has.
@@ -193,7 +193,7 @@ impl<'a> Reader<'a> {
     /// declines); `None` when it is not a `T`.
     pub fn value<T: serde::de::DeserializeOwned>(&mut self) -> Option<T> {
         let raw = self.raw()?;
-        crate::wire_support::decode(raw.as_bytes()).or_else(|| serde_json::from_str(raw).ok())
+        crate::support::decode(raw.as_bytes()).or_else(|| serde_json::from_str(raw).ok())
     }
 
     /// The next value as a JSON object. Read directly when it holds only what the direct reader
@@ -356,7 +356,7 @@ fn specials(bytes: &[u8]) -> u64 {
     if let Some(head) = bytes.get(..8) {
         word.copy_from_slice(head);
     }
-    crate::jsonrpc::scan::specials(u64::from_le_bytes(word))
+    crate::scan::specials(u64::from_le_bytes(word))
 }
 
 #[cfg(test)]

@@ -1,0 +1,118 @@
+//! The caller's credentials, checked once for every binding: whether a call is let in
+//! ([`authorized`]), whose tasks it may see ([`scope_of`]), and what of its headers may travel on
+//! toward the agent ([`without_gateway_credentials`]).
+
+use http::{HeaderMap, header};
+
+use crate::settings::InboundAuth;
+
+/// Whether the request carries one of the configured credentials.
+pub(crate) fn authorized(auth: &InboundAuth, headers: &HeaderMap) -> bool {
+    let bearer = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.split_once(' ')
+                .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+                .map(|(_, token)| token.trim())
+        });
+    let key = headers
+        .get(&auth.api_key_header)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim);
+    bearer.is_some_and(|token| {
+        auth.bearer_tokens
+            .iter()
+            .any(|t| constant_time_eq(t, token))
+    }) || key.is_some_and(|key| auth.api_keys.iter().any(|k| constant_time_eq(k, key)))
+}
+
+/// The scope of a call's tasks and push configs: a digest of the credential the bridge checked
+/// (the bearer token or API key, never stored as it is), else of the value of the configured
+/// scope header, else the one shared scope `""`.
+pub(crate) fn scope_of(
+    auth: Option<&InboundAuth>,
+    scope_header: Option<&http::HeaderName>,
+    headers: &HeaderMap,
+) -> String {
+    use sha2::Digest as _;
+    let checked = auth.and_then(|auth| checked_credential(auth, headers));
+    let named = || {
+        scope_header
+            .and_then(|name| headers.get(name))
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .map(|v| format!("header:{v}"))
+    };
+    checked.or_else(named).map_or_else(String::new, |identity| {
+        let digest = sha2::Sha256::digest(identity.as_bytes());
+        digest
+            .iter()
+            .fold(String::with_capacity(64), |mut out, byte| {
+                use std::fmt::Write as _;
+                let _ = write!(out, "{byte:02x}");
+                out
+            })
+    })
+}
+
+/// The credential of the caller's the bridge checked, tagged with its kind.
+pub(crate) fn checked_credential(auth: &InboundAuth, headers: &HeaderMap) -> Option<String> {
+    let bearer = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split_once(' '))
+        .filter(|(scheme, token)| {
+            scheme.eq_ignore_ascii_case("bearer")
+                && auth
+                    .bearer_tokens
+                    .iter()
+                    .any(|t| constant_time_eq(t, token.trim()))
+        })
+        .map(|(_, token)| format!("bearer:{}", token.trim()));
+    let key = || {
+        headers
+            .get(&auth.api_key_header)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+            .filter(|key| auth.api_keys.iter().any(|k| constant_time_eq(k, key)))
+            .map(|key| format!("key:{key}"))
+    };
+    bearer.or_else(key)
+}
+
+/// The caller's headers less the credential the bridge itself checked: a gateway token is
+/// meant for the gateway, and forwarding it would hand it to every agent behind it.
+pub(crate) fn without_gateway_credentials(
+    auth: Option<&InboundAuth>,
+    mut headers: HeaderMap,
+) -> HeaderMap {
+    if let Some(auth) = auth {
+        let bearer_is_ours = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split_once(' '))
+            .is_some_and(|(scheme, token)| {
+                scheme.eq_ignore_ascii_case("bearer")
+                    && auth
+                        .bearer_tokens
+                        .iter()
+                        .any(|t| constant_time_eq(t, token.trim()))
+            });
+        if bearer_is_ours {
+            headers.remove(header::AUTHORIZATION);
+        }
+        headers.remove(&auth.api_key_header);
+    }
+    headers
+}
+
+/// Compares secrets without an early exit on the first differing byte.
+pub(crate) fn constant_time_eq(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
+}

@@ -1,0 +1,318 @@
+//! The core: every decoded call of every binding enters at [`serve`] with its [`Caller`]; it is
+//! validated against the upstream card, and [`dispatch`] stands in for the upstream where its
+//! revision falls short, forwards it through the upstream hop ([`crate::hop`]) and has the
+//! answer written in the caller's form ([`crate::answer`]).
+//!
+//! # What the bridge does on the upstream's behalf (wire diff §7)
+//!
+//! - `ListTasks` toward a 0.3 upstream: 0.3 has no such method; the bridge answers from the
+//!   task index of its store, within the caller's scope ([`crate::list`], [`crate::store`]).
+//! - A 1.0 caller's message to a task a 0.3 upstream has finished: 1.0 requires
+//!   `UnsupportedOperation` (§3.1.1), a 0.3 agent answers `InvalidParams` or accepts it; the
+//!   bridge reads the task first and refuses itself.
+//! - `historyLength: 0` from a 1.0 caller means "no history"; 0.3 reads 0 as "all", so the
+//!   parameter is not sent and the bridge removes `history` from the answer.
+//! - A missing `messageId` (ACTS raw steps send none) is minted, as 0.3 requires one.
+//! - Subscriptions and streams: see [`crate::stream`].
+
+use std::sync::Arc;
+
+use bridge_ir::{
+    Call, ErrorCode, ListTasksParams, ListTasksResult, Reply, Revision, RpcError, SendResult,
+    StreamEvent, Task,
+};
+use http::HeaderMap;
+
+use crate::answer::{refuse, respond};
+use crate::auth::{scope_of, without_gateway_credentials};
+use crate::bridge::Bridge;
+use crate::call::{Caller, Context, Seen};
+use crate::hop::{forward, read_task};
+use crate::index::index_task;
+use crate::service::InboundResponse;
+use crate::target::upstream_target;
+use crate::validate;
+
+/// Serves a decoded call, whichever binding it came in on: the upstream card, validation
+/// against it, and [`dispatch`].
+pub(crate) async fn serve(
+    bridge: &Arc<Bridge>,
+    caller: Caller,
+    call: Call,
+    headers: HeaderMap,
+    seen: &mut Seen,
+) -> InboundResponse {
+    let (upstream, upstream_binding, call_url, card) = match upstream_target(bridge).await {
+        Ok(target) => target,
+        Err(why) => {
+            return caller.form.refusal(
+                bridge,
+                caller.revision,
+                &caller.id,
+                RpcError::new(
+                    ErrorCode::InternalError,
+                    format!("the upstream agent card could not be read: {why}"),
+                ),
+            );
+        }
+    };
+    seen.upstream = Some(upstream);
+    seen.upstream_binding = Some(upstream_binding);
+    let context = Context {
+        id: caller.id,
+        caller: caller.revision,
+        form: caller.form,
+        method: caller.method,
+        scope: scope_of(
+            bridge.settings.auth.as_ref(),
+            bridge.settings.scope_header.as_ref(),
+            &headers,
+        ),
+        caller_headers: without_gateway_credentials(bridge.settings.auth.as_ref(), headers),
+        upstream,
+        agent: crate::hop::agent_form(upstream_binding),
+        call_url,
+    };
+    if let Some(card) = &card
+        && let Err(error) = validate::check_call(
+            &call,
+            &card.card,
+            bridge.settings.validation,
+            context.caller,
+        )
+    {
+        return refuse(bridge, &context, error);
+    }
+    dispatch(bridge, context, call).await
+}
+
+/// Serves one decoded call. The paths a plain unary call does not take (streams, push
+/// registrations, the emulated `ListTasks`, reads of the current task) are boxed, so this
+/// future, which every call's future holds, is as large as the unary path needs and not as
+/// large as the largest path: every request's future is moved into the heap whole, and a
+/// large one costs a large copy on every call.
+pub(crate) async fn dispatch(
+    bridge: &Arc<Bridge>,
+    context: Context,
+    mut call: Call,
+) -> InboundResponse {
+    let toward_0_3 = context.upstream == Revision::V0_3;
+    if toward_0_3 && let Call::ListTasks(params) = &call {
+        let outcome = Box::pin(list_tasks(bridge, &context, params))
+            .await
+            .map(Reply::Tasks);
+        return respond(bridge, &context, outcome, &HeaderMap::new());
+    }
+    if let Call::SendMessage(params) | Call::SendStreamingMessage(params) = &mut call {
+        if params.message.message_id.is_empty() {
+            params.message.message_id = uuid::Uuid::new_v4().to_string();
+        }
+        if toward_0_3
+            && context.caller == Revision::V1_0
+            && let Some(task_id) = params.message.task_id.clone()
+            && let Err(error) = Box::pin(refuse_terminal(bridge, &context, &task_id)).await
+        {
+            return refuse(bridge, &context, error);
+        }
+        if let Some(config) = params
+            .configuration
+            .as_mut()
+            .and_then(|c| c.push_config.as_mut())
+        {
+            match Box::pin(crate::push::register(bridge, &context, config)).await {
+                Ok(agent_side) => *config = agent_side,
+                Err(error) => return refuse(bridge, &context, error),
+            }
+        }
+    }
+    let strip_history = toward_0_3 && requests_no_history(&call);
+    match call {
+        Call::SubscribeToTask(ref params) if toward_0_3 && context.caller == Revision::V1_0 => {
+            let task_id = params.id.clone();
+            match Box::pin(current_task(bridge, &context, &task_id)).await {
+                Err(error) => refuse(bridge, &context, error),
+                Ok(task) if task.status.state.is_terminal() => {
+                    refuse(bridge, &context, terminal_refusal(&task_id, &task))
+                }
+                Ok(task) => {
+                    Box::pin(crate::stream::open(
+                        bridge,
+                        context,
+                        call,
+                        Some(StreamEvent::Task(task)),
+                    ))
+                    .await
+                }
+            }
+        }
+        Call::SendStreamingMessage(_) | Call::SubscribeToTask(_) => {
+            Box::pin(crate::stream::open(bridge, context, call, None)).await
+        }
+        call => {
+            let mut forget = None;
+            let call = match call {
+                Call::CreatePushConfig(config) => {
+                    match Box::pin(crate::push::register(bridge, &context, &config)).await {
+                        Ok(agent_side) => Call::CreatePushConfig(agent_side),
+                        Err(error) => return refuse(bridge, &context, error),
+                    }
+                }
+                Call::DeletePushConfig(params) => {
+                    forget = Box::pin(crate::push::secret_for(
+                        bridge,
+                        &context,
+                        &params.task_id,
+                        &params.id,
+                        params.tenant.as_ref(),
+                    ))
+                    .await;
+                    Call::DeletePushConfig(params)
+                }
+                other => other,
+            };
+            let (outcome, headers) = forward(bridge, &context, call).await;
+            if toward_0_3 && let Ok(reply) = &outcome {
+                index_reply(bridge, &context, reply).await;
+            }
+            let outcome = match outcome {
+                Ok(Reply::Empty) => {
+                    if let Some(secret) = forget {
+                        Box::pin(crate::push::forget(bridge, &secret)).await;
+                    }
+                    Ok(Reply::Empty)
+                }
+                Ok(reply @ (Reply::PushConfig(_) | Reply::PushConfigs(_))) => {
+                    Box::pin(crate::push::present(bridge, &context, reply)).await
+                }
+                other => other,
+            };
+            let outcome =
+                outcome.map(|reply| shape_reply(reply, strip_history, bridge, context.upstream));
+            respond(bridge, &context, outcome, &headers)
+        }
+    }
+}
+
+/// `ListTasks` toward a 0.3 agent, from the task index (`crate::list`): the page of the
+/// caller's scope, each task read back from the agent as it is now.
+pub(crate) async fn list_tasks(
+    bridge: &Arc<Bridge>,
+    context: &Context,
+    params: &ListTasksParams,
+) -> Result<ListTasksResult, RpcError> {
+    let entries = bridge
+        .store
+        .tasks(&context.scope)
+        .await
+        .map_err(|e| RpcError::new(ErrorCode::InternalError, e.to_string()))?;
+    let page = crate::list::page(params, entries)?;
+    let mut tasks = Vec::with_capacity(page.entries.len());
+    for entry in &page.entries {
+        let history_length = params.history_length.filter(|&n| n > 0);
+        match read_task(bridge, context, &entry.id, history_length).await {
+            Ok(task) => {
+                index_task(bridge, context, &task).await;
+                tasks.push(crate::list::shaped(task, params));
+            }
+            // The agent no longer knows it: listed as last seen, without its contents.
+            Err(error) if error.code == ErrorCode::TaskNotFound => tasks.push(Task {
+                id: entry.id.clone(),
+                context_id: Some(entry.context_id.clone()).filter(|c| !c.is_empty()),
+                status: bridge_ir::TaskStatus {
+                    state: entry.state,
+                    message: None,
+                    timestamp: Some(entry.status_time.clone()),
+                },
+                artifacts: None,
+                history: None,
+                metadata: None,
+            }),
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(crate::list::result(&page, tasks))
+}
+
+/// Records the task an answer carries in the task index.
+pub(crate) async fn index_reply(bridge: &Bridge, context: &Context, reply: &Reply) {
+    match reply {
+        Reply::Task(task) | Reply::Send(SendResult::Task(task)) => {
+            index_task(bridge, context, task).await;
+        }
+        _ => {}
+    }
+}
+
+/// Whether a 1.0 caller asked for no history (`historyLength: 0`).
+pub(crate) fn requests_no_history(call: &Call) -> bool {
+    match call {
+        Call::GetTask(params) => params.history_length == Some(0),
+        Call::SendMessage(params) => params
+            .configuration
+            .as_ref()
+            .is_some_and(|c| c.history_length == Some(0)),
+        _ => false,
+    }
+}
+
+/// Applies what the bridge does to an answer: history stripped, cards re-presented.
+pub(crate) fn shape_reply(
+    reply: Reply,
+    strip_history: bool,
+    bridge: &Bridge,
+    upstream: Revision,
+) -> Reply {
+    match reply {
+        Reply::Task(mut task) if strip_history => {
+            task.history = None;
+            Reply::Task(task)
+        }
+        Reply::Send(SendResult::Task(mut task)) if strip_history => {
+            task.history = None;
+            Reply::Send(SendResult::Task(task))
+        }
+        Reply::Card(card) => {
+            let presented = crate::card::present(
+                &card,
+                &bridge.settings.public_url,
+                &bridge.codecs.interfaces(&bridge.settings.bindings),
+                bridge.settings.grpc_url.as_deref(),
+                upstream,
+            );
+            Reply::Card(Box::new(presented.value))
+        }
+        other => other,
+    }
+}
+
+pub(crate) fn terminal_refusal(task_id: &str, task: &Task) -> RpcError {
+    RpcError::new(
+        ErrorCode::UnsupportedOperation,
+        format!(
+            "task {task_id} is in the terminal state {:?} and accepts no further messages or subscriptions",
+            task.status.state
+        ),
+    )
+}
+
+/// Reads a task from the upstream.
+pub(crate) async fn current_task(
+    bridge: &Arc<Bridge>,
+    context: &Context,
+    task_id: &str,
+) -> Result<Task, RpcError> {
+    read_task(bridge, context, task_id, None).await
+}
+
+/// Refuses a message to a task the upstream has finished.
+pub(crate) async fn refuse_terminal(
+    bridge: &Arc<Bridge>,
+    context: &Context,
+    task_id: &str,
+) -> Result<(), RpcError> {
+    let task = current_task(bridge, context, task_id).await?;
+    if task.status.state.is_terminal() {
+        return Err(terminal_refusal(task_id, &task));
+    }
+    Ok(())
+}

@@ -1,0 +1,20 @@
+//! The wire toolkit the codecs share: what both revisions' JSON-RPC, HTTP+JSON and stream forms
+//! are made of, with no A2A type of either revision in it.
+//!
+//! - [`jsonrpc`]: the JSON-RPC 2.0 envelope, read in one pass with its payload left raw, and
+//!   written around a payload encoded elsewhere.
+//! - [`scan`]: the JSON text scanner the envelope and direct readers stand on.
+//! - [`direct`]: reading and writing the hot JSON shapes without serde.
+//! - [`support`]: the serde fallbacks and size estimates the direct paths share.
+//! - [`sse`]: splitting a `text/event-stream` body into events under a size cap, and framing.
+//! - [`timestamp`]: the `google.protobuf.Timestamp` text form.
+//!
+//! The layering is strict: `scan` depends on nothing here, `direct` on `scan` and `support`,
+//! `jsonrpc` on `scan` and `direct`; no module imports one that imports it.
+
+pub mod direct;
+pub mod jsonrpc;
+pub mod scan;
+pub mod sse;
+pub mod support;
+pub mod timestamp;
