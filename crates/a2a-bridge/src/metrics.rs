@@ -10,7 +10,7 @@
 //!
 //! | metric | labels | meaning |
 //! | --- | --- | --- |
-//! | `a2a_bridge_requests_total` | route, caller, binding, method, code | requests answered; `binding` is the caller's (`jsonrpc`, `http_json`, or `none` outside A2A calls); `code` is `ok`, the A2A (JSON-RPC) error code, or `http_<status>` for answers outside A2A calls |
+//! | `a2a_bridge_requests_total` | route, caller, binding, method, code | requests answered; `binding` is the caller's (`jsonrpc`, `http_json`, `grpc`, or `none` outside A2A calls); `code` is `ok`, the A2A (JSON-RPC) error code, or `http_<status>` for answers outside A2A calls |
 //! | `a2a_bridge_upstream_duration_seconds` | route, method, status | time to the upstream's response head; `status` is the HTTP status or `error` |
 //! | `a2a_bridge_translation_losses_total` | route, kind | what a translation could not carry, by `LossKind` label |
 //! | `a2a_bridge_open_streams` | route | streams open now |
@@ -45,7 +45,7 @@ pub struct RequestLabels {
     pub route: String,
     /// The caller's revision, or `unknown`.
     pub caller: String,
-    /// The caller's binding (`jsonrpc`, `http_json`), or `none`.
+    /// The caller's binding (`jsonrpc`, `http_json`, `grpc`), or `none`.
     pub binding: String,
     /// The IR method label, `agent_card`, or `none`.
     pub method: String,

@@ -553,6 +553,8 @@ pub struct RouteWiring {
     pub config: RouteConfig,
     /// The upstream client.
     pub upstream: Arc<HyperUpstream>,
+    /// The channels to gRPC agents, kept with the client.
+    pub grpc_channels: bridge_grpc::Channels,
     /// The upstream card cache.
     pub cards: Arc<CardCache>,
     /// Streams open on this route, across generations.
@@ -600,12 +602,15 @@ impl Wiring {
         let mut fresh = Vec::new();
         for config in &resolved.routes {
             let before = previous.and_then(|p| p.routes.get(&config.name));
-            let upstream = match before {
+            let (upstream, grpc_channels) = match before {
                 Some(before) if same_client(&before.config.client, &config.client) => {
-                    Arc::clone(&before.upstream)
+                    (Arc::clone(&before.upstream), before.grpc_channels.clone())
                 }
-                _ => Arc::new(
-                    HyperUpstream::new(config.client.clone()).map_err(BuildError::Upstream)?,
+                _ => (
+                    Arc::new(
+                        HyperUpstream::new(config.client.clone()).map_err(BuildError::Upstream)?,
+                    ),
+                    bridge_grpc::Channels::default(),
                 ),
             };
             let cards = match before {
@@ -649,7 +654,7 @@ impl Wiring {
                 },
             };
             let pusher = route_pusher(before, &resolved, &config.name, &store, metrics)?;
-            let port = route_port(&upstream, config)?;
+            let port = route_port(&upstream, &grpc_channels, config)?;
             let bridge = Bridge::new(config.settings.clone(), codecs(), port, Arc::clone(&cards))
                 .with_observer(metrics.observer(&config.name))
                 .with_stream_counter(Arc::clone(&streams))
@@ -667,6 +672,7 @@ impl Wiring {
                 RouteWiring {
                     config: config.clone(),
                     upstream,
+                    grpc_channels,
                     cards,
                     streams,
                     store,
@@ -683,9 +689,10 @@ impl Wiring {
 }
 
 /// The port a route's bridge calls its agent through: the HTTP client, behind the gRPC adapter
-/// (gRPC agents), behind the route's own headers when it has some.
+/// (gRPC agents, over `channels`), behind the route's own headers when it has some.
 fn route_port(
     upstream: &Arc<HyperUpstream>,
+    channels: &bridge_grpc::Channels,
     config: &RouteConfig,
 ) -> Result<Arc<dyn Upstream>, BuildError> {
     let http: Arc<dyn Upstream> = Arc::clone(upstream) as Arc<dyn Upstream>;
@@ -702,6 +709,8 @@ fn route_port(
     let grpc: Arc<dyn Upstream> = Arc::new(
         bridge_grpc::GrpcUpstream::new(http, grpc_readings().map_err(BuildError::Grpc)?, codecs())
             .with_extra_ca(extra_ca)
+            .with_connect_timeout(config.client.connect_timeout)
+            .with_channels(channels.clone())
             .with_max_message(config.settings.limits.upstream_body),
     );
     let port: Arc<dyn Upstream> = if config.headers.is_empty() {

@@ -13,8 +13,7 @@ use bridge_wire::jsonrpc;
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, StatusCode, header};
 
-use crate::bridge::{Bridge, CallInfo};
-use crate::call::{CallerForm, Context};
+use crate::bridge::{Bridge, CallInfo, CallerForm, Context};
 use crate::service::InboundResponse;
 
 pub(crate) fn observe<T>(
@@ -326,6 +325,25 @@ impl CallerForm for JsonRpcCaller {
         error_response(bridge, revision, id, error)
     }
 
+    fn error_statuses(&self) -> bool {
+        false
+    }
+
+    fn refusal_under(
+        &self,
+        bridge: &Bridge,
+        revision: Revision,
+        id: &RequestId,
+        error: RpcError,
+        status: StatusCode,
+    ) -> InboundResponse {
+        let mut response = error_response(bridge, revision, id, error);
+        if let InboundResponse::Full(response) = &mut response {
+            *response.status_mut() = status;
+        }
+        response
+    }
+
     fn encode_event(&self, bridge: &Bridge, context: &Context, event: StreamEvent) -> Vec<u8> {
         let encoded = bridge.codecs.of(context.caller).encode_event(event);
         observe(bridge, context.upstream, context.caller, &encoded);
@@ -368,6 +386,21 @@ impl CallerForm for RestCaller {
         error: RpcError,
     ) -> InboundResponse {
         rest_error_response(bridge, revision, error)
+    }
+
+    fn error_statuses(&self) -> bool {
+        true
+    }
+
+    fn refusal_under(
+        &self,
+        bridge: &Bridge,
+        revision: Revision,
+        _id: &RequestId,
+        error: RpcError,
+        status: StatusCode,
+    ) -> InboundResponse {
+        rest_error_with_status(bridge, revision, error, Some(status.as_u16()))
     }
 
     fn encode_event(&self, bridge: &Bridge, context: &Context, event: StreamEvent) -> Vec<u8> {

@@ -2,9 +2,41 @@
 //! ([`authorized`]), whose tasks it may see ([`scope_of`]), and what of its headers may travel on
 //! toward the agent ([`without_gateway_credentials`]).
 
-use http::{HeaderMap, header};
+use bridge_ir::{ErrorCode, RequestId, Revision, RpcError};
+use http::{HeaderMap, HeaderValue, StatusCode, header};
 
+use crate::bridge::{Bridge, CallerForm};
+use crate::service::InboundResponse;
 use crate::settings::InboundAuth;
+
+/// `None` when the route asks for no credentials or the caller sent one of them; else the
+/// refusal every binding gives: HTTP 401 with a challenge (authentication belongs to the
+/// HTTP layer, A2A 1.0 §4.4), and an `InvalidRequest` error in the caller's revision and
+/// binding for whoever reads the body (a gRPC caller gets `UNAUTHENTICATED`).
+pub(crate) fn refusal(
+    bridge: &Bridge,
+    form: &dyn CallerForm,
+    revision: Revision,
+    id: &RequestId,
+    headers: &HeaderMap,
+) -> Option<InboundResponse> {
+    let auth = bridge.settings.auth.as_ref()?;
+    if authorized(auth, headers) {
+        return None;
+    }
+    let error = RpcError::new(
+        ErrorCode::InvalidRequest,
+        "unauthorized: send a valid bearer token in Authorization or an API key",
+    );
+    let mut response = form.refusal_under(bridge, revision, id, error, StatusCode::UNAUTHORIZED);
+    if let InboundResponse::Full(response) = &mut response {
+        response.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            HeaderValue::from_static("Bearer realm=\"a2a-bridge\""),
+        );
+    }
+    Some(response)
+}
 
 /// Whether the request carries one of the configured credentials.
 pub(crate) fn authorized(auth: &InboundAuth, headers: &HeaderMap) -> bool {

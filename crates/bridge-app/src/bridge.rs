@@ -1,36 +1,42 @@
-//! The bridge: one configuration generation of the translation pipeline.
+//! One configuration generation of a route (`Bridge`), and the types every call carries
+//! through it.
 //!
-//! # Request lifecycle
-//!
-//! 1. Route (below the route prefix): `GET /.well-known/agent-card.json` (or the older
-//!    `agent.json`) serves the card; a path of a served revision's HTTP+JSON table is an
-//!    HTTP+JSON call; `POST` on the route's own path is a JSON-RPC call; anything else is 404
-//!    (a known path under another HTTP method, 405 with `Allow`).
-//! 2. Read the envelope ([`bridge_wire::jsonrpc`]); decide the caller's revision from the method name
-//!    and the `A2A-Version` header together ([`crate::negotiate`]).
-//! 3. Decode the params with the caller's codec into the IR.
-//! 4. Check the call against the upstream card ([`crate::validate`]).
-//! 5. Do what the upstream's revision cannot ([`crate::serve`]): answer `ListTasks` toward
-//!    0.3 from the task index, pre-check a message to a terminal task, open a subscription with the task snapshot,
-//!    mint a missing `messageId`.
-//! 6. Encode with the upstream's codec, forward, read the answer with the upstream's codec, and
-//!    encode it with the caller's — one result, or SSE events one by one ([`crate::stream`]).
-//!
-//! Every failure on the way becomes a JSON-RPC error in the caller's revision, with the
-//! caller's id, sent with HTTP 200.
+//! - `Caller` and `Context`: who is calling, where the call goes, what was `Seen` of it
+//!   before it was answered (for its [`CallInfo`]).
+//! - `CallerForm` and `AgentForm`: the two halves a binding adds to the core, so that no
+//!   module of the core matches on a binding: how a caller of that binding is answered (unary
+//!   answers, refusals, stream frames) and how an agent of that binding is called (the request,
+//!   the reading of its answer, the form of its stream events). An inbound adapter names its
+//!   caller form in the `Caller` it hands the core (the forms of the HTTP bindings are in
+//!   `answer`); the upstream's agent form is looked up once per call from the binding
+//!   its card names (`hop::agent_form`, beside the agent forms).
+//! - The policy seam: every call of every binding passes through it as IR, with its caller, once
+//!   an inbound adapter decoded it and before the core dispatches it. It is a tower `Service`
+//!   over [`CoreCall`] ([`CoreService`]): the core at the bottom (validation, dispatch, the
+//!   answer in the caller's form), and whatever `Layer`s the route is given above it
+//!   ([`Bridge::with_layer`]). A layer sees the caller's revision, binding and operation and the
+//!   IR call, and may refuse it ([`CoreCall::refuse`]): the refusal is written by the caller's
+//!   adapter, in the caller's revision and binding, as every other answer. Authentication comes
+//!   before the seam, in each inbound adapter as soon as the caller's form is known
+//!   (`auth::refusal`), so that nothing of an unauthenticated request is decoded.
 
+use std::convert::Infallible;
 use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
 use std::time::Duration;
 
-use std::sync::atomic::AtomicUsize;
-
-use bridge_ir::{Binding, Loss, Method as Operation, Revision};
+use bridge_ir::{Binding, Call, Method, Reply, RequestId, Revision, RpcError, StreamEvent};
 use bytes::Bytes;
-use http::{HeaderValue, Method, StatusCode, header};
+use futures_util::future::BoxFuture;
+use http::{HeaderMap, HeaderValue, StatusCode, header};
+use tower::util::BoxCloneSyncService;
+use tower::{Service, ServiceExt as _};
 
 use crate::card::{self, CachedCard, CardCache};
 pub use crate::codec::Codecs;
 use crate::headers::A2A_VERSION;
+pub use crate::observe::{LogLosses, Observer};
+use crate::service::InboundResponse;
 use crate::settings::Settings;
 use crate::upstream::{Deadline, Upstream, UpstreamRequest};
 
@@ -43,7 +49,7 @@ pub struct CallInfo {
     /// The caller's binding (the binding the answer is written in).
     pub binding: Binding,
     /// The operation, once the method name was read.
-    pub method: Option<Operation>,
+    pub method: Option<Method>,
     /// The upstream's revision, once known.
     pub upstream: Option<Revision>,
     /// The binding the upstream is called over, once known.
@@ -51,52 +57,6 @@ pub struct CallInfo {
     /// The A2A error code of the answer (its JSON-RPC code); `None` for a result or an opened
     /// stream.
     pub error_code: Option<i64>,
-}
-
-/// Receives what the pipeline observes, for logs and metrics. Every method has a default that
-/// does nothing, so an observer implements only what it records.
-pub trait Observer: Send + Sync + std::fmt::Debug {
-    /// A translation lost something.
-    fn losses(&self, from: Revision, to: Revision, losses: &[Loss]) {
-        let _ = (from, to, losses);
-    }
-
-    /// An upstream exchange's head arrived (or failed) after `elapsed`.
-    fn upstream_exchange(&self, method: Operation, status: Option<u16>, elapsed: Duration) {
-        let _ = (method, status, elapsed);
-    }
-
-    /// A card refresh finished.
-    fn card_refresh(&self, ok: bool) {
-        let _ = ok;
-    }
-
-    /// A stream opened (`true`) or closed (`false`).
-    fn stream(&self, opened: bool) {
-        let _ = opened;
-    }
-
-    /// The agent delivered a push notification to one of the bridge's webhooks.
-    fn push_received(&self, outcome: crate::delivery::Received) {
-        let _ = outcome;
-    }
-
-    /// One attempt to deliver a push notification to a subscriber ended.
-    fn push_delivery(&self, outcome: crate::delivery::Outcome) {
-        let _ = outcome;
-    }
-}
-
-/// An [`Observer`] that logs losses at debug level.
-#[derive(Debug, Default)]
-pub struct LogLosses;
-
-impl Observer for LogLosses {
-    fn losses(&self, from: Revision, to: Revision, losses: &[Loss]) {
-        for loss in losses {
-            tracing::debug!(%from, %to, kind = loss.kind.label(), at = %loss.at, "translation loss");
-        }
-    }
 }
 
 /// The translation pipeline for one configuration.
@@ -110,6 +70,8 @@ pub struct Bridge {
     pub(crate) open_streams: Arc<AtomicUsize>,
     pub(crate) store: Arc<dyn crate::store::Store>,
     pub(crate) pusher: Arc<dyn crate::delivery::Pusher>,
+    /// The policy seam every call passes through: the route's layers over the core.
+    pub(crate) core: CoreService,
 }
 
 impl Bridge {
@@ -132,6 +94,7 @@ impl Bridge {
             open_streams: Arc::new(AtomicUsize::new(0)),
             store: Arc::new(crate::store::MemoryStore::default()),
             pusher: Arc::new(crate::delivery::NoPusher),
+            core: core(),
         }
     }
 
@@ -140,6 +103,24 @@ impl Bridge {
     #[must_use]
     pub fn with_store(mut self, store: Arc<dyn crate::store::Store>) -> Self {
         self.store = store;
+        self
+    }
+
+    /// Puts `layer` over the policy seam (see the module docs): every call of every binding passes
+    /// through it as IR, with its caller, before the core dispatches it. Layers added later
+    /// wrap those added earlier.
+    #[must_use]
+    pub fn with_layer<L>(mut self, layer: L) -> Self
+    where
+        L: tower::Layer<CoreService>,
+        L::Service: tower::Service<CoreCall, Response = InboundResponse, Error = Infallible>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+        <L::Service as tower::Service<CoreCall>>::Future: Send + 'static,
+    {
+        self.core = layered(self.core, layer);
         self
     }
 
@@ -225,7 +206,7 @@ impl Bridge {
         let response = self
             .upstream
             .send(UpstreamRequest {
-                method: Method::GET,
+                method: http::Method::GET,
                 url: url.clone(),
                 headers,
                 body: Bytes::new(),
@@ -283,4 +264,277 @@ impl Bridge {
             .get()
             .ok_or_else(|| "the agent card could not be stored".to_owned())
     }
+}
+
+// --- The call: who is calling, how the caller is answered and the agent called ---------------
+
+/// Who is calling and how the answer is written: the caller's revision and binding, the
+/// JSON-RPC id (`null` on other bindings) and the operation.
+#[derive(Debug, Clone)]
+pub(crate) struct Caller {
+    pub revision: Revision,
+    /// How the caller is answered: its binding's half of the core's answers.
+    pub form: &'static dyn CallerForm,
+    pub id: RequestId,
+    pub method: Method,
+}
+
+/// Everything one call carries through the core.
+#[derive(Debug, Clone)]
+pub(crate) struct Context {
+    pub id: RequestId,
+    pub caller: Revision,
+    /// How the caller is answered.
+    pub form: &'static dyn CallerForm,
+    pub method: Method,
+    pub caller_headers: HeaderMap,
+    pub upstream: Revision,
+    /// How the upstream is called.
+    pub agent: &'static dyn AgentForm,
+    pub call_url: String,
+    /// Whose tasks this call may list (`crate::store`).
+    pub scope: String,
+}
+
+impl Context {
+    /// The caller's binding.
+    pub(crate) fn binding(&self) -> Binding {
+        self.form.binding()
+    }
+
+    /// The upstream's binding.
+    pub(crate) fn upstream_binding(&self) -> Binding {
+        self.agent.binding()
+    }
+}
+
+/// What the bridge learned about a call before it answered.
+#[derive(Debug, Default)]
+pub(crate) struct Seen {
+    pub caller: Option<Revision>,
+    pub method: Option<Method>,
+    pub upstream: Option<Revision>,
+    pub upstream_binding: Option<Binding>,
+}
+
+impl Seen {
+    /// Completes the response's [`CallInfo`] with what was learned on the way, or attaches one
+    /// (for a caller on `binding`) when the answer carries none.
+    pub(crate) fn annotate(&self, response: &mut InboundResponse, binding: Binding) {
+        let extensions = match response {
+            InboundResponse::Full(response) => response.extensions_mut(),
+            InboundResponse::Stream { head, .. } => &mut head.extensions,
+        };
+        if let Some(info) = extensions.get_mut::<CallInfo>() {
+            info.method = info.method.or(self.method);
+            info.upstream = info.upstream.or(self.upstream);
+            info.upstream_binding = info.upstream_binding.or(self.upstream_binding);
+        } else if let Some(caller) = self.caller {
+            extensions.insert(CallInfo {
+                caller,
+                binding,
+                method: self.method,
+                upstream: self.upstream,
+                upstream_binding: self.upstream_binding,
+                error_code: None,
+            });
+        }
+    }
+}
+
+/// How a caller of one binding is answered.
+pub(crate) trait CallerForm: std::fmt::Debug + Send + Sync {
+    /// The binding this form answers on.
+    fn binding(&self) -> Binding;
+
+    /// A unary outcome as the caller's response; `Err` is an error to refuse the call with
+    /// instead (the answer cannot be written in the caller's form).
+    ///
+    /// # Errors
+    ///
+    /// The refusal to answer instead.
+    fn answer(
+        &self,
+        bridge: &Bridge,
+        context: &Context,
+        outcome: Result<Reply, RpcError>,
+    ) -> Result<http::Response<Bytes>, RpcError>;
+
+    /// A call refused with `error`, for a caller of `revision` (the JSON-RPC `id` where the form
+    /// has one).
+    fn refusal(
+        &self,
+        bridge: &Bridge,
+        revision: Revision,
+        id: &RequestId,
+        error: RpcError,
+    ) -> InboundResponse;
+
+    /// Whether an error answered in this form carries an HTTP status of its own (HTTP+JSON,
+    /// and gRPC through it); a JSON-RPC answer is HTTP 200 whatever the error.
+    fn error_statuses(&self) -> bool;
+
+    /// [`refusal`](Self::refusal) under the HTTP status the HTTP layer decided (a 401 for
+    /// credentials): the body in the caller's revision and binding all the same.
+    fn refusal_under(
+        &self,
+        bridge: &Bridge,
+        revision: Revision,
+        id: &RequestId,
+        error: RpcError,
+        status: StatusCode,
+    ) -> InboundResponse;
+
+    /// One stream event in the caller's revision, encoded, with what it lost reported.
+    fn encode_event(&self, bridge: &Bridge, context: &Context, event: StreamEvent) -> Vec<u8>;
+
+    /// The stream frame of one encoded event.
+    fn event_frame(&self, context: &Context, event: &[u8]) -> Bytes;
+
+    /// The stream frame that ends a stream with `error`.
+    fn error_frame(&self, bridge: &Bridge, context: &Context, error: RpcError) -> Bytes;
+}
+
+/// How an agent of one binding is called.
+pub(crate) trait AgentForm: std::fmt::Debug + Send + Sync {
+    /// The binding this form calls over.
+    fn binding(&self) -> Binding;
+
+    /// The call as the agent's request: HTTP method, URL and body.
+    ///
+    /// # Errors
+    ///
+    /// The refusal of a call the agent's revision or binding cannot carry.
+    fn request(
+        &self,
+        bridge: &Bridge,
+        context: &Context,
+        call: Call,
+    ) -> Result<(http::Method, String, Vec<u8>), RpcError>;
+
+    /// The agent's unary answer, read into the IR.
+    ///
+    /// # Errors
+    ///
+    /// The agent's own error, or `InvalidAgentResponse` naming what was wrong with the answer.
+    fn read_answer(
+        &self,
+        bridge: &Bridge,
+        context: &Context,
+        method: Method,
+        status: StatusCode,
+        headers: &HeaderMap,
+        body: &[u8],
+    ) -> Result<Reply, RpcError>;
+
+    /// Whether the agent's stream events come in the HTTP+JSON form (else JSON-RPC results).
+    fn rest_events(&self) -> bool;
+}
+
+// --- The policy seam (see the module docs) ----------------------------------------------------
+
+/// One call at the seam.
+pub struct CoreCall {
+    pub(crate) entry: Arc<dyn Entry>,
+    pub(crate) caller: Caller,
+    pub(crate) call: Call,
+    pub(crate) headers: HeaderMap,
+}
+
+impl std::fmt::Debug for CoreCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CoreCall")
+            .field("revision", &self.caller.revision)
+            .field("binding", &self.binding())
+            .field("method", &self.caller.method)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CoreCall {
+    /// The caller's revision.
+    #[must_use]
+    pub const fn revision(&self) -> Revision {
+        self.caller.revision
+    }
+
+    /// The binding the caller came in on.
+    #[must_use]
+    pub fn binding(&self) -> Binding {
+        self.caller.form.binding()
+    }
+
+    /// The operation.
+    #[must_use]
+    pub const fn method(&self) -> Method {
+        self.caller.method
+    }
+
+    /// The call, in the IR.
+    #[must_use]
+    pub const fn call(&self) -> &Call {
+        &self.call
+    }
+
+    /// The caller's request headers (credentials included: the seam is inside the bridge).
+    #[must_use]
+    pub const fn headers(&self) -> &HeaderMap {
+        &self.headers
+    }
+
+    /// The answer refusing this call with `error`, in the caller's revision and binding; under
+    /// `status` where the binding gives errors HTTP statuses of their own (HTTP+JSON, and gRPC
+    /// through it), else under the status the binding gives `error` (a JSON-RPC answer stays
+    /// HTTP 200).
+    #[must_use]
+    pub fn refuse(&self, error: RpcError, status: Option<StatusCode>) -> InboundResponse {
+        self.entry.refusal(&self.caller, error, status)
+    }
+}
+
+/// The service every route's calls pass through: its layers over the core.
+pub type CoreService = BoxCloneSyncService<CoreCall, InboundResponse, Infallible>;
+
+/// What the core is to the seam: the bottom service's work, and how a refusal is written.
+pub(crate) trait Entry: Send + Sync {
+    /// Serves the call (the core).
+    fn dispatch(self: Arc<Self>, call: CoreCall) -> BoxFuture<'static, InboundResponse>;
+
+    /// `error` written for `caller`.
+    fn refusal(
+        &self,
+        caller: &Caller,
+        error: RpcError,
+        status: Option<StatusCode>,
+    ) -> InboundResponse;
+}
+
+/// The seam with no layer: the core alone.
+pub(crate) fn core() -> CoreService {
+    BoxCloneSyncService::new(tower::service_fn(|call: CoreCall| {
+        let entry = Arc::clone(&call.entry);
+        async move { Ok::<_, Infallible>(entry.dispatch(call).await) }
+    }))
+}
+
+/// Passes `call` through `service` (the route's layers and the core).
+pub(crate) async fn enter(service: CoreService, call: CoreCall) -> InboundResponse {
+    match service.oneshot(call).await {
+        Ok(response) => response,
+        Err(never) => match never {},
+    }
+}
+
+/// `layer` over `service`, erased again.
+pub(crate) fn layered<L>(service: CoreService, layer: L) -> CoreService
+where
+    L: tower::Layer<CoreService>,
+    L::Service: Service<CoreCall, Response = InboundResponse, Error = Infallible>
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+    <L::Service as Service<CoreCall>>::Future: Send + 'static,
+{
+    BoxCloneSyncService::new(layer.layer(service))
 }

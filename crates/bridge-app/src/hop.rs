@@ -16,8 +16,7 @@ use bytes::Bytes;
 use http::{HeaderMap, StatusCode, header};
 
 use crate::answer::{no_rest_codec, observe};
-use crate::bridge::Bridge;
-use crate::call::{AgentForm, Context};
+use crate::bridge::{AgentForm, Bridge, Context};
 use crate::codec::{EncodeError, JsonRpcCodec};
 
 use crate::upstream::{
@@ -478,11 +477,11 @@ impl AgentForm for GrpcAgent {
         headers: &HeaderMap,
         body: &[u8],
     ) -> Result<Reply, RpcError> {
-        read_rest_answer(bridge, context, method, status, headers, body)
+        RestAgent.read_answer(bridge, context, method, status, headers, body)
     }
 
     fn rest_events(&self) -> bool {
-        true
+        RestAgent.rest_events()
     }
 }
 
@@ -502,9 +501,20 @@ pub(crate) fn agent_form(binding: Binding) -> &'static dyn AgentForm {
 mod tests {
     use bridge_ir::Binding;
 
+    /// Every binding, listed through a `match` so that a new one fails to compile here.
+    fn every_binding() -> [Binding; 3] {
+        let all = [Binding::JsonRpc, Binding::HttpJson, Binding::Grpc];
+        for binding in all {
+            match binding {
+                Binding::JsonRpc | Binding::HttpJson | Binding::Grpc => {}
+            }
+        }
+        all
+    }
+
     #[test]
     fn every_binding_has_exactly_one_agent_form() {
-        for binding in [Binding::JsonRpc, Binding::HttpJson, Binding::Grpc] {
+        for binding in every_binding() {
             let forms = super::AGENT_FORMS
                 .iter()
                 .filter(|form| form.binding() == binding)

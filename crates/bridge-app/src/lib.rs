@@ -10,7 +10,6 @@
 mod answer;
 mod auth;
 pub mod bridge;
-mod call;
 pub mod card;
 pub mod codec;
 mod delivery;
@@ -20,6 +19,7 @@ mod inbound;
 mod index;
 pub mod list;
 pub mod negotiate;
+mod observe;
 pub mod push;
 mod rest;
 mod route;
@@ -33,6 +33,6 @@ mod target;
 pub mod upstream;
 pub mod validate;
 
-pub use bridge::{Bridge, CallInfo, Codecs, LogLosses, Observer};
+pub use bridge::{Bridge, CallInfo, Codecs, CoreCall, CoreService, LogLosses, Observer};
 pub use card::CardCache;
 pub use settings::Settings;

@@ -30,8 +30,7 @@ use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, StatusCode, header};
 
 use crate::answer::plain;
-use crate::bridge::Bridge;
-use crate::call::Context;
+use crate::bridge::{Bridge, Context};
 use crate::hop::forward;
 use crate::service::{InboundRequest, InboundResponse};
 

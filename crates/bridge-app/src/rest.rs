@@ -24,8 +24,7 @@ use std::sync::Arc;
 use bridge_ir::{Binding, ErrorCode, RequestId, Revision, RpcError};
 use http::{HeaderValue, StatusCode, header};
 
-use crate::bridge::Bridge;
-use crate::call::{Caller, Seen};
+use crate::bridge::{Bridge, Caller, Seen};
 use crate::codec::{RestCodec, RestRoute, RouteMiss};
 use crate::service::{InboundRequest, InboundResponse};
 
@@ -153,25 +152,14 @@ async fn serve_route(
     let revision = codec.revision();
     let refuse = |error: RpcError| crate::answer::rest_error_response(bridge, revision, error);
     seen.method = Some(route.method);
-    if let Some(auth) = &bridge.settings.auth
-        && !crate::auth::authorized(auth, &request.headers)
-    {
-        let mut response = crate::answer::rest_error_with_status(
-            bridge,
-            revision,
-            RpcError::new(
-                ErrorCode::InvalidRequest,
-                "unauthorized: send a valid bearer token in Authorization or an API key",
-            ),
-            Some(StatusCode::UNAUTHORIZED.as_u16()),
-        );
-        if let InboundResponse::Full(response) = &mut response {
-            response.headers_mut().insert(
-                header::WWW_AUTHENTICATE,
-                HeaderValue::from_static("Bearer realm=\"a2a-bridge\""),
-            );
-        }
-        return response;
+    if let Some(refused) = crate::auth::refusal(
+        bridge,
+        &crate::answer::RestCaller,
+        revision,
+        &RequestId::Null,
+        &request.headers,
+    ) {
+        return refused;
     }
     if let Err(error) = version_agrees(bridge, &request, revision) {
         return refuse(error);
@@ -223,7 +211,7 @@ async fn serve_route(
         id: RequestId::String(uuid::Uuid::new_v4().to_string()),
         method: route.method,
     };
-    crate::serve::serve(bridge, caller, call, request.headers, seen).await
+    crate::serve::enter(bridge, caller, call, request.headers).await
 }
 
 /// Whether `A2A-Version` (header or query parameter) agrees with the path's revision.

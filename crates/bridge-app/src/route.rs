@@ -25,7 +25,7 @@ impl Bridge {
     /// paths take `GET` and `HEAD`; a path some served revision's HTTP+JSON table names is
     /// HTTP+JSON; the route's own path takes JSON-RPC over `POST`. A known path under another
     /// HTTP method is 405 with `Allow`; any other path is 404, in the HTTP+JSON error form of
-    /// the revision the caller most likely speaks ([`crate::rest::not_found`]), and nothing on
+    /// the revision the caller most likely speaks (`rest::not_found`), and nothing on
     /// such a path is read as a call.
     pub async fn handle(self: Arc<Self>, request: InboundRequest) -> InboundResponse {
         let path = request.path.as_str();

@@ -6,15 +6,12 @@ use std::sync::Arc;
 
 use bridge_ir::{Binding, Call, ErrorCode, Method, RequestId, Revision, RpcError};
 use bridge_wire::jsonrpc;
-use http::{HeaderMap, HeaderValue, StatusCode, header};
+use http::{HeaderMap, StatusCode, header};
 
 use crate::answer::error_response;
-use crate::auth::authorized;
-use crate::bridge::{Bridge, CallInfo};
-use crate::call::{Caller, Seen};
+use crate::bridge::{Bridge, CallInfo, Caller, Seen};
 use crate::inbound::{nesting_exceeds, unreadable_body};
 use crate::negotiate;
-use crate::serve::serve;
 use crate::service::{InboundRequest, InboundResponse};
 
 /// Answers one JSON-RPC request, and attaches a [`CallInfo`] describing it to the response.
@@ -68,28 +65,14 @@ pub(crate) fn admit(
     headers: &HeaderMap,
     fallback: Revision,
 ) -> Option<InboundResponse> {
-    if let Some(auth) = &bridge.settings.auth
-        && !authorized(auth, headers)
-    {
-        // Authentication belongs to the HTTP layer (A2A 1.0 §4.4): 401 with a challenge, and a
-        // JSON-RPC error in the caller's revision for whoever reads the body.
-        let mut response = error_response(
-            bridge,
-            fallback,
-            &envelope.id,
-            RpcError::new(
-                ErrorCode::InvalidRequest,
-                "unauthorized: send a valid bearer token in Authorization or an API key",
-            ),
-        );
-        if let InboundResponse::Full(response) = &mut response {
-            *response.status_mut() = StatusCode::UNAUTHORIZED;
-            response.headers_mut().insert(
-                header::WWW_AUTHENTICATE,
-                HeaderValue::from_static("Bearer realm=\"a2a-bridge\""),
-            );
-        }
-        return Some(response);
+    if let Some(refused) = crate::auth::refusal(
+        bridge,
+        &crate::answer::JsonRpcCaller,
+        fallback,
+        &envelope.id,
+        headers,
+    ) {
+        return Some(refused);
     }
     if let Some(params) = envelope.params
         && nesting_exceeds(params.get().as_bytes(), bridge.settings.limits.json_depth)
@@ -258,5 +241,5 @@ pub(crate) async fn rpc_inner(
         id: envelope.id,
         method: negotiated.method,
     };
-    serve(bridge, caller, call, request.headers, seen).await
+    crate::serve::enter(bridge, caller, call, request.headers).await
 }

@@ -21,21 +21,80 @@ use bridge_ir::{
     Call, ErrorCode, ListTasksParams, ListTasksResult, Reply, Revision, RpcError, SendResult,
     StreamEvent, Task,
 };
-use http::HeaderMap;
+use futures_util::future::BoxFuture;
+use http::{HeaderMap, StatusCode};
 
 use crate::answer::{refuse, respond};
 use crate::auth::{scope_of, without_gateway_credentials};
-use crate::bridge::Bridge;
-use crate::call::{Caller, Context, Seen};
+use crate::bridge::{Bridge, Caller, Context, CoreCall, Entry, Seen};
 use crate::hop::{forward, read_task};
 use crate::index::index_task;
 use crate::service::InboundResponse;
 use crate::target::upstream_target;
 use crate::validate;
 
-/// Serves a decoded call, whichever binding it came in on: the upstream card, validation
-/// against it, and [`dispatch`].
+/// Hands a decoded call to the policy seam ([`crate::bridge`], the policy seam), whose bottom is [`serve`].
+pub(crate) async fn enter(
+    bridge: &Arc<Bridge>,
+    caller: Caller,
+    call: Call,
+    headers: HeaderMap,
+) -> InboundResponse {
+    let call = CoreCall {
+        entry: Arc::clone(bridge) as Arc<dyn Entry>,
+        caller,
+        call,
+        headers,
+    };
+    crate::bridge::enter(bridge.core.clone(), call).await
+}
+
+impl Entry for Bridge {
+    fn dispatch(self: Arc<Self>, call: CoreCall) -> BoxFuture<'static, InboundResponse> {
+        Box::pin(async move { serve(&self, call.caller, call.call, call.headers).await })
+    }
+
+    fn refusal(
+        &self,
+        caller: &Caller,
+        error: RpcError,
+        status: Option<StatusCode>,
+    ) -> InboundResponse {
+        match status.filter(|_| caller.form.error_statuses()) {
+            Some(status) => {
+                caller
+                    .form
+                    .refusal_under(self, caller.revision, &caller.id, error, status)
+            }
+            None => caller
+                .form
+                .refusal(self, caller.revision, &caller.id, error),
+        }
+    }
+}
+
+/// Serves a decoded call, whichever binding it came in on, once it passed the policy seam
+/// ([`crate::bridge`], the policy seam): the upstream card, validation against it, and [`dispatch`]. The answer
+/// carries a [`CallInfo`](crate::CallInfo) naming the upstream it went to.
 pub(crate) async fn serve(
+    bridge: &Arc<Bridge>,
+    caller: Caller,
+    call: Call,
+    headers: HeaderMap,
+) -> InboundResponse {
+    let mut seen = Seen {
+        caller: Some(caller.revision),
+        method: Some(caller.method),
+        ..Seen::default()
+    };
+    let binding = caller.form.binding();
+    let mut response = validated(bridge, caller, call, headers, &mut seen).await;
+    seen.annotate(&mut response, binding);
+    response
+}
+
+/// [`serve`], noting in `seen` where the call went.
+async fn validated(
     bridge: &Arc<Bridge>,
     caller: Caller,
     call: Call,

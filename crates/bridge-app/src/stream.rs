@@ -60,8 +60,7 @@ use bytes::{Bytes, BytesMut};
 use futures_util::StreamExt;
 use http::{HeaderValue, StatusCode, header};
 
-use crate::bridge::Bridge;
-use crate::call::Context;
+use crate::bridge::{Bridge, Context};
 use crate::service::InboundResponse;
 use crate::upstream::{ByteStream, Deadline, UpstreamResponse};
 use bridge_wire::jsonrpc;

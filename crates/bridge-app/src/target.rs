@@ -6,8 +6,7 @@ use std::sync::Arc;
 use bridge_ir::{Binding, ErrorCode, Method, RequestId, Revision, RpcError};
 use http::HeaderMap;
 
-use crate::bridge::Bridge;
-use crate::call::Context;
+use crate::bridge::{Bridge, Context};
 use crate::card::CachedCard;
 
 /// The upstream's revision, binding and call URL, from its card (also returned), else from the

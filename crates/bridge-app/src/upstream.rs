@@ -1,7 +1,8 @@
 //! The upstream port: one HTTP exchange with the agent the bridge fronts.
 //!
-//! The application decides what to send and reads what comes back; the adapter (reqwest in
-//! `bridge-upstream`) owns connections, TLS, redirects (never followed), and every timer: the
+//! The application decides what to send and reads what comes back; the adapters (hyper-util's
+//! pooled client in `bridge-upstream`, and `bridge-grpc`'s client for `grpc://` agents in front
+//! of it) own connections, TLS, redirects (never followed), and every timer: the
 //! connect timeout, the total deadline of a unary call and the idle timeout of a stream. Keeping
 //! timers in the adapter keeps this crate free of any async runtime.
 //!
@@ -133,6 +134,10 @@ pub async fn collect_sized(
     limit: usize,
     expected: usize,
 ) -> Result<Bytes, CollectError> {
+    // A body its `Content-Length` already puts over the cap is refused unread.
+    if expected > limit {
+        return Err(CollectError::TooLarge(limit));
+    }
     let mut first: Option<Bytes> = None;
     let mut out = BytesMut::new();
     while let Some(chunk) = body.next().await {
@@ -179,7 +184,7 @@ mod tests {
         static ONE: &[u8] = b"{\"a\":1}";
         let got = block(collect_sized(body(&[ONE]), 64, 0)).unwrap();
         assert_eq!(got.as_ptr(), ONE.as_ptr(), "the chunk itself");
-        for expected in [0, 3, 11, 1000] {
+        for expected in [0, 3, 11, 64] {
             let got = block(collect_sized(
                 body(&[b"ab", b"", b"cd", b"efg"]),
                 64,
@@ -193,6 +198,12 @@ mod tests {
         ));
         assert!(matches!(
             block(collect_sized(body(&[b"abcdefgh"]), 6, 0)),
+            Err(CollectError::TooLarge(6))
+        ));
+        // Announced over the cap: refused before the body is read (here, a body never ending).
+        let endless: crate::upstream::ByteStream = Box::pin(futures_util::stream::pending());
+        assert!(matches!(
+            block(collect_sized(endless, 6, 7)),
             Err(CollectError::TooLarge(6))
         ));
         assert_eq!(block(collect_sized(body(&[]), 6, 0)).unwrap(), Bytes::new());

@@ -39,13 +39,33 @@ pub struct ErrorReading {
     pub error_of: fn(i32, &str, Option<&str>) -> (ErrorCode, String),
 }
 
+/// How long a connection to a gRPC agent may take by default (`upstream.connect_timeout`, as
+/// over HTTP).
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The channels to gRPC agents, one per target and TLS choice, each made once and kept (a
+/// channel reconnects by itself). A configuration reload that leaves the connection settings as
+/// they were hands the table to the next generation's adapter ([`GrpcUpstream::with_channels`]),
+/// so its calls go on over the connections already open, as over the HTTP pools.
+#[derive(Debug, Clone, Default)]
+pub struct Channels(Arc<Mutex<HashMap<(String, bool), Channel>>>);
+
+impl Channels {
+    /// Whether `self` and `other` are the same table.
+    #[must_use]
+    pub fn same(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
 /// The adapter.
 pub struct GrpcUpstream {
     http: Arc<dyn Upstream>,
     services: Arc<Vec<(Service, ErrorReading)>>,
     codecs: Codecs,
-    channels: Mutex<HashMap<(String, bool), Channel>>,
+    channels: Channels,
     extra_ca: Option<Vec<u8>>,
+    connect_timeout: Duration,
     max_message: usize,
 }
 
@@ -70,8 +90,9 @@ impl GrpcUpstream {
             http,
             services: Arc::new(services),
             codecs,
-            channels: Mutex::new(HashMap::new()),
+            channels: Channels::default(),
             extra_ca: None,
+            connect_timeout: CONNECT_TIMEOUT,
             max_message: MAX_MESSAGE,
         }
     }
@@ -82,6 +103,27 @@ impl GrpcUpstream {
     pub const fn with_max_message(mut self, bytes: usize) -> Self {
         self.max_message = bytes;
         self
+    }
+
+    /// Gives up connecting to an agent after `timeout` (`upstream.connect_timeout`).
+    #[must_use]
+    pub const fn with_connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// Calls over `channels`, the table of another adapter made with the same connection
+    /// settings (connect timeout, extra CA), so that the connections it holds are kept.
+    #[must_use]
+    pub fn with_channels(mut self, channels: Channels) -> Self {
+        self.channels = channels;
+        self
+    }
+
+    /// The table of channels this adapter calls over.
+    #[must_use]
+    pub fn channels(&self) -> Channels {
+        self.channels.clone()
     }
 
     /// Also trusts the PEM certificates `pem` for gRPC agents over TLS (the system's roots stay
@@ -97,6 +139,7 @@ impl GrpcUpstream {
     fn channel(&self, target: &str, tls: bool) -> Result<Channel, UpstreamError> {
         let mut channels = self
             .channels
+            .0
             .lock()
             .map_err(|_| UpstreamError::Request("the gRPC channel table is poisoned".into()))?;
         let key = (target.to_owned(), tls);
@@ -106,7 +149,7 @@ impl GrpcUpstream {
         let scheme = if tls { "https" } else { "http" };
         let mut endpoint = Endpoint::from_shared(format!("{scheme}://{target}"))
             .map_err(|e| UpstreamError::Request(format!("grpc://{target}: {e}")))?
-            .connect_timeout(Duration::from_secs(10))
+            .connect_timeout(self.connect_timeout)
             .tcp_nodelay(true);
         if tls {
             let mut config = tonic::transport::ClientTlsConfig::new().with_native_roots();
@@ -754,6 +797,84 @@ mod tests {
             std::future::pending(),
         ));
         (addr.to_string(), cancelled)
+    }
+
+    /// The scripted agent answering tasks, counting the connections it accepted.
+    async fn counting_agent() -> (String, Arc<AtomicUsize>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let accepted = Arc::new(AtomicUsize::new(0));
+        let seen = Arc::clone(&accepted);
+        let incoming = futures_util::stream::unfold(listener, move |listener| {
+            let seen = Arc::clone(&seen);
+            async move {
+                let (io, _) = listener.accept().await.ok()?;
+                seen.fetch_add(1, Ordering::SeqCst);
+                Some((Ok::<_, std::io::Error>(io), listener))
+            }
+        });
+        let service = Agent {
+            script: Script::Task,
+            cancelled: Arc::new(AtomicBool::new(false)),
+        };
+        tokio::spawn(tonic::transport::Server::builder().serve_with_incoming(service, incoming));
+        (addr.to_string(), accepted)
+    }
+
+    #[tokio::test]
+    async fn an_adapter_given_anothers_channels_calls_over_its_connection() {
+        let (target, accepted) = counting_agent().await;
+        let call = |upstream: GrpcUpstream| {
+            let target = target.clone();
+            async move {
+                let deadline = Deadline::Total(Duration::from_secs(5));
+                let answer = upstream.send(get_task(&target, deadline)).await.unwrap();
+                assert_eq!(answer.status, StatusCode::OK);
+                body_of(answer.body).await
+            }
+        };
+        let first = upstream();
+        let channels = first.channels();
+        call(first).await;
+        // The next configuration generation's adapter, with the same connection settings.
+        let next = upstream().with_channels(channels.clone());
+        assert!(next.channels().same(&channels));
+        call(next).await;
+        assert_eq!(
+            accepted.load(Ordering::SeqCst),
+            1,
+            "the connection was kept"
+        );
+        // An adapter with a table of its own opens a connection of its own.
+        let other = upstream();
+        assert!(!other.channels().same(&channels));
+        call(other).await;
+        assert_eq!(accepted.load(Ordering::SeqCst), 2);
+    }
+
+    #[tokio::test]
+    async fn the_connect_timeout_is_the_configured_one() {
+        // A listener that never accepts, its backlog filled: a further connection hangs.
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        let listener = socket.listen(0).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let mut held = Vec::new();
+        for _ in 0..4 {
+            if let Ok(stream) =
+                std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(100))
+            {
+                held.push(stream);
+            }
+        }
+        let upstream = upstream().with_connect_timeout(Duration::from_millis(200));
+        let started = std::time::Instant::now();
+        let deadline = Deadline::Total(Duration::from_secs(5));
+        let answer = upstream.send(get_task(&addr.to_string(), deadline)).await;
+        let took = started.elapsed();
+        assert!(answer.is_err(), "{:?}", answer.map(|a| a.status));
+        assert!(took < Duration::from_secs(3), "gave up after {took:?}");
+        drop((listener, held));
     }
 
     /// An HTTP/1.1 server that is no gRPC server.

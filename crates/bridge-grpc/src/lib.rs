@@ -11,6 +11,6 @@ pub mod protojson;
 pub mod server;
 pub mod transcode;
 
-pub use client::{ErrorReading, GrpcUpstream};
+pub use client::{Channels, ErrorReading, GrpcUpstream};
 pub use server::{GrpcLimits, GrpcService, RawCodec};
 pub use transcode::{ErrorForm, Service};

@@ -124,7 +124,7 @@ fn flags_override_the_file() {
 }
 
 #[test]
-fn a_reload_keeps_the_client_and_card_cache_when_the_upstream_is_unchanged() {
+fn a_reload_keeps_the_client_its_grpc_channels_and_the_card_cache_when_the_upstream_is_unchanged() {
     let metrics = Arc::new(Metrics::new());
     let first = Config::load(&shipped()).unwrap().resolve("a").unwrap();
     let built = Wiring::build(first.clone(), None, &metrics).unwrap();
@@ -138,6 +138,7 @@ fn a_reload_keeps_the_client_and_card_cache_when_the_upstream_is_unchanged() {
     assert!(next.fresh.is_empty());
     let after = &next.wiring.routes["default"];
     assert!(Arc::ptr_eq(&after.upstream, &before.upstream));
+    assert!(after.grpc_channels.same(&before.grpc_channels));
     assert!(Arc::ptr_eq(&after.cards, &before.cards));
     assert!(Arc::ptr_eq(&after.streams, &before.streams));
 
@@ -148,6 +149,7 @@ fn a_reload_keeps_the_client_and_card_cache_when_the_upstream_is_unchanged() {
     assert_eq!(next.fresh, ["default"]);
     let after = &next.wiring.routes["default"];
     assert!(!Arc::ptr_eq(&after.upstream, &before.upstream));
+    assert!(!after.grpc_channels.same(&before.grpc_channels));
     assert!(!Arc::ptr_eq(&after.cards, &before.cards));
     assert!(Arc::ptr_eq(&after.streams, &before.streams));
 }

@@ -8,6 +8,7 @@
 
 mod cards;
 mod faults;
+mod policy;
 mod push;
 mod rest;
 mod streams;

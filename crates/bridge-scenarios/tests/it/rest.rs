@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::{V1, card_v03, card_v10, ok, task_v03, upstream};
 
-fn status_and_body(got: &Received) -> (u16, Value) {
+pub(super) fn status_and_body(got: &Received) -> (u16, Value) {
     match got {
         Received::Full { status, body, .. } => (*status, body.clone()),
         Received::Stream { .. } => panic!("expected a complete response, got {got:#?}"),
