@@ -50,7 +50,7 @@ BASE_URL = "http://agent.test"
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from sdk_check import missing  # noqa: E402
+from documents import missing  # noqa: E402
 
 try:
     from a2a.types import a2a_pb2  # noqa: F401

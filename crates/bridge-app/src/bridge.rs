@@ -71,7 +71,9 @@ pub struct Bridge {
     pub(crate) store: Arc<dyn crate::store::Store>,
     pub(crate) pusher: Arc<dyn crate::delivery::Pusher>,
     /// The policy seam every call passes through: the route's layers over the core.
-    pub(crate) core: CoreService,
+    /// `None` while the route has no layer: calls go to the core directly, with nothing to
+    /// clone or box on the way.
+    pub(crate) core: Option<CoreService>,
 }
 
 impl Bridge {
@@ -94,7 +96,7 @@ impl Bridge {
             open_streams: Arc::new(AtomicUsize::new(0)),
             store: Arc::new(crate::store::MemoryStore::default()),
             pusher: Arc::new(crate::delivery::NoPusher),
-            core: core(),
+            core: None,
         }
     }
 
@@ -120,7 +122,7 @@ impl Bridge {
             + 'static,
         <L::Service as tower::Service<CoreCall>>::Future: Send + 'static,
     {
-        self.core = layered(self.core, layer);
+        self.core = Some(layered(self.core.take().unwrap_or_else(core), layer));
         self
     }
 

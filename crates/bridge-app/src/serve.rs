@@ -40,13 +40,16 @@ pub(crate) async fn enter(
     call: Call,
     headers: HeaderMap,
 ) -> InboundResponse {
+    let Some(layers) = &bridge.core else {
+        return serve(bridge, caller, call, headers).await;
+    };
     let call = CoreCall {
         entry: Arc::clone(bridge) as Arc<dyn Entry>,
         caller,
         call,
         headers,
     };
-    crate::bridge::enter(bridge.core.clone(), call).await
+    crate::bridge::enter(layers.clone(), call).await
 }
 
 impl Entry for Bridge {

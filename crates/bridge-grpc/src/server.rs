@@ -654,22 +654,23 @@ fn error_in(known: Option<ErrorCode>, body: &[u8]) -> (ErrorCode, String) {
 /// The status of an HTTP+JSON error answer: the A2A error the pipeline named (`CallInfo`), else
 /// what the HTTP status says (the bridge refused before any A2A call: credentials, routing).
 fn answer_status(service: &Service, parts: &http::response::Parts, body: &[u8]) -> Status {
+    let named = parts
+        .extensions
+        .get::<CallInfo>()
+        .and_then(|info| info.error_code)
+        .map(ErrorCode::from_code);
     // Credentials belong to the transport: a refusal of them is UNAUTHENTICATED (or
-    // PERMISSION_DENIED) whatever A2A error its body names for HTTP callers.
+    // PERMISSION_DENIED) whatever A2A error its body names for HTTP callers, written in the
+    // revision's error form all the same (the 0.3 error class, the 1.0 `ErrorInfo`).
     let credentials = match parts.status.as_u16() {
         401 => Some(Code::Unauthenticated),
         403 => Some(Code::PermissionDenied),
         _ => None,
     };
     if let Some(code) = credentials {
-        let (_, message) = error_in(None, body);
-        return Status::new(code, message);
+        let (error, message) = error_in(named, body);
+        return error_status_as(service, error, &message, Some(code));
     }
-    let named = parts
-        .extensions
-        .get::<CallInfo>()
-        .and_then(|info| info.error_code)
-        .map(ErrorCode::from_code);
     if named.is_none() {
         let code = match parts.status.as_u16() {
             401 => Some(Code::Unauthenticated),
@@ -691,8 +692,18 @@ fn answer_status(service: &Service, parts: &http::response::Parts, body: &[u8]) 
 
 /// An A2A error as its revision's gRPC status.
 fn error_status(service: &Service, error: ErrorCode, message: &str) -> Status {
+    error_status_as(service, error, message, None)
+}
+
+/// [`error_status`] under `code` instead of the one the revision gives `error`, when given.
+fn error_status_as(
+    service: &Service,
+    error: ErrorCode,
+    message: &str,
+    code: Option<Code>,
+) -> Status {
     let form = service.errors;
-    let code = (form.status_of)(error);
+    let code = code.map_or_else(|| (form.status_of)(error), |code| code as i32);
     let message = (form.message_of)(error, message);
     match form.details_domain {
         Some(domain) => Status::with_details(
@@ -989,6 +1000,9 @@ mod tests {
             .unwrap_err();
             assert_eq!(status.code(), code, "{status:?}");
             assert!(status.message().contains("unauthorized"), "{status:?}");
+            // In the 1.0 error form: a `google.rpc.Status` with the A2A error's `ErrorInfo`.
+            let details = String::from_utf8_lossy(status.details()).into_owned();
+            assert!(details.contains("INVALID_REQUEST"), "{status:?}");
         }
     }
 
