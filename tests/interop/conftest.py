@@ -44,6 +44,7 @@ PYTHON = {
     '1.0': Path(os.environ.get('A2A_PY10', ROOT / '.venv' / 'a2a-1.0' / 'bin' / 'python')),
 }
 AGENT_SCRIPT = {'0.3': HERE / 'agents' / 'agent_v03.py', '1.0': HERE / 'agents' / 'agent_v10.py'}
+JS_AGENT_SCRIPT = HERE / 'js' / 'agent.mjs'
 CLIENT_SCRIPT = {'0.3': HERE / 'clients' / 'client_v03.py', '1.0': HERE / 'clients' / 'client_v10.py'}
 REVISIONS = ('0.3', '1.0')
 
@@ -110,14 +111,24 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_agent(key: str, logs: Path) -> Peer:
-    """The agent `key` names: a revision (`0.3`, `1.0`: JSON-RPC agents), or a revision and a
-    binding (`1.0-rest`: the 1.0 agent serving HTTP+JSON only)."""
+def agent_argv(key: str) -> list[str]:
+    """How the agent `key` names is started: a revision (`0.3`, `1.0`: the Python SDK's JSON-RPC
+    agents), or a revision and a binding (`1.0-rest`: serving HTTP+JSON only); `js` before the
+    revision (`js0.3-grpc`) names the JS SDK's agent of that revision (`js/agent.mjs`)."""
     revision, _, binding = key.partition('-')
-    name = f'agent-{key}'
-    argv = [str(PYTHON[revision]), str(AGENT_SCRIPT[revision]), '--port', '0']
+    if revision.startswith('js'):
+        argv = ['node', str(JS_AGENT_SCRIPT), '--sdk', revision.removeprefix('js'), '--port', '0']
+    else:
+        argv = [str(PYTHON[revision]), str(AGENT_SCRIPT[revision]), '--port', '0']
     if binding:
         argv += ['--binding', binding]
+    return argv
+
+
+def start_agent(key: str, logs: Path) -> Peer:
+    """The agent `key` names (`agent_argv`), once it printed `READY <url>`."""
+    name = f'agent-{key}'
+    argv = agent_argv(key)
     process, stdout, stderr = spawn(name, argv, logs)
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:

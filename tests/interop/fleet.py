@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from conftest import AGENT_SCRIPT, PYTHON, Peer, free_port, spawn, stop
+from conftest import Peer, agent_argv, free_port, spawn, stop
 
 # Every port this process has handed out: a port found free and released can be found free again
 # at once, and two listeners of one instance (or a Redis restarted on its own port) must not meet.
@@ -73,16 +73,12 @@ def wait_until(done: Callable[[], Any], timeout: float, what: str, every: float 
 
 
 def start_agents(keys: Iterable[str], logs: Path, extra: Iterable[str] = ()) -> dict[str, Peer]:
-    """The interop agents `keys` name (`0.3`, `1.0`, or with a binding: `0.3-rest`, `1.0-grpc`),
-    each in its revision's virtual environment, started together; each is ready once it printed
+    """The interop agents `keys` name (`conftest.agent_argv`: `0.3`, `1.0-grpc`, `js1.0-rest`),
+    started together; each is ready once it printed
     `READY <url>`; `extra` are further arguments for each."""
     spawned = {}
     for key in keys:
-        revision, _, binding = key.partition('-')
-        argv = [str(PYTHON[revision]), str(AGENT_SCRIPT[revision]), '--port', '0']
-        if binding:
-            argv += ['--binding', binding]
-        argv += list(extra)
+        argv = agent_argv(key) + list(extra)
         process, stdout, stderr = spawn(f'agent-{key}', argv, logs)
         spawned[key] = Peer(f'agent-{key}', process, '', stdout, stderr)
 

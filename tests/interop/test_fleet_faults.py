@@ -46,6 +46,7 @@ import pytest
 from callers import BINDINGS, REVISIONS, Caller, Channels, Refused, WrongAnswer, caller
 from conftest import bridge_binary, stop
 from fleet import Instance, RedisServer, SlowWebhook, start_agents, wait_until
+from jscallers import node
 
 ROUTES = {'agent-03': '0.3', 'agent-10': '1.0'}
 FORMS = [(revision, binding) for revision in REVISIONS for binding in BINDINGS]
@@ -563,6 +564,10 @@ def test_a_killed_instances_pending_deliveries_to_a_slow_webhook_are_all_taken_o
                 key = json.dumps(hit.body, sort_keys=True)
                 if key in firsts:
                     twice.append((path, firsts[key]))
+                    # The delivery sent again by instance two names itself as instance one did.
+                    again, first_id = hit.headers.get('a2a-bridge-delivery-id'), firsts[key].headers.get(
+                        'a2a-bridge-delivery-id')
+                    assert again and again == first_id, (first_id, again)
                 else:
                     firsts[key] = hit
         seen = (f'sent twice: {[(p, round(h.at - killed, 2)) for p, h in twice]}; '
@@ -583,18 +588,24 @@ def test_a_killed_instances_pending_deliveries_to_a_slow_webhook_are_all_taken_o
         hook.close()
 
 
-def test_grpc_agents_ending_their_connections_every_250_ms_cost_no_call(logs: Path, tmp_path_factory):
-    """Both SDKs' gRPC agents (grpcio servers) with `grpc.max_connection_age_ms` at 250: each
-    connection the bridge opens to them is ended by a GOAWAY a quarter of a second later, some
-    thirty times during the load, while twelve callers (every form, toward both agents) read
-    tasks without pause. Calls that meet a GOAWAY on their way (above the last stream it names,
-    or sent on a connection already closing) were never taken and are sent again: none fails."""
+@pytest.mark.parametrize('family', ['', 'js'])
+def test_grpc_agents_ending_their_connections_every_250_ms_cost_no_call(family: str, logs: Path, tmp_path_factory):
+    """The gRPC agents of both revisions with a maximum connection age of 250 ms, of both SDK
+    families (the Python SDK's on grpcio, `grpc.max_connection_age_ms`; the JS SDK's on grpc-js,
+    the same option): each connection the bridge opens to them is ended by a GOAWAY a quarter
+    of a second later, some thirty times during the load, while twelve callers (every form,
+    toward both agents) read tasks without pause. Calls that meet a GOAWAY on their way (above
+    the last stream it names, or sent on a connection already closing) were never taken and are
+    sent again: none fails."""
     binary = bridge_binary()
     if not binary.is_file():
         pytest.skip(f'bridge binary not built: {binary} does not exist')
-    peers = start_agents(['0.3-grpc', '1.0-grpc'], logs, ['--max-connection-age-ms', '250'])
+    if family == 'js' and node() is None:
+        pytest.skip('the JS SDKs are not installed (scripts/setup-node.sh)')
+    keys = [f'{family}0.3-grpc', f'{family}1.0-grpc']
+    peers = start_agents(keys, logs, ['--max-connection-age-ms', '250'])
     redis = RedisServer(tmp_path_factory.mktemp('redis-aged'), logs, False)
-    routes = {'agent-03': peers['0.3-grpc'].url, 'agent-10': peers['1.0-grpc'].url}
+    routes = {'agent-03': peers[keys[0]].url, 'agent-10': peers[keys[1]].url}
     instance = Instance('aged', binary, logs, routes, redis.url)
     try:
         redis.start()

@@ -106,6 +106,10 @@ def check_deliveries(hits, subscriber: str, task_id: str, via_bridge: bool) -> N
     assert state_of(accepted[-1].body, subscriber) == completed(subscriber), [h.body for h in accepted]
     bodies = [json.dumps(h.body, sort_keys=True) for h in accepted]
     assert len(set(bodies)) == len(bodies), 'a delivery arrived twice'
+    if via_bridge:
+        # Each delivery names itself, once: the id a subscriber drops a delivery sent again by.
+        ids = [h.headers.get('a2a-bridge-delivery-id') for h in accepted]
+        assert all(ids) and len(set(ids)) == len(ids), ids
 
 
 def check_created(scenario: dict[str, Any], client: str, path: str, webhook) -> None:

@@ -90,6 +90,11 @@ impl Registration {
     }
 }
 
+/// The header each delivery carries its [`Delivery::id`] in: the same on every attempt and on
+/// an instance that takes the delivery over, so a subscriber can tell a delivery sent again
+/// (delivery is at least once) from a new notification with the same body.
+pub const DELIVERY_ID_HEADER: &str = "a2a-bridge-delivery-id";
+
 /// One notification ready to go to a subscriber.
 #[derive(Debug, Clone)]
 pub struct Delivery {

@@ -34,7 +34,9 @@ use crate::bridge::{Bridge, Context};
 use crate::hop::forward;
 use crate::service::{InboundRequest, InboundResponse};
 
-pub use crate::delivery::{Delivery, NoPusher, Outcome, PushError, Pusher, Received, Registration};
+pub use crate::delivery::{
+    DELIVERY_ID_HEADER, Delivery, NoPusher, Outcome, PushError, Pusher, Received, Registration,
+};
 
 /// The path, below a route's prefix, the agent delivers to: `<public_url>/a2a-bridge/push/<secret>`.
 pub const WEBHOOK_PATH: &str = "/a2a-bridge/push/";

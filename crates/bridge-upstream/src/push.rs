@@ -29,7 +29,7 @@ use std::time::Duration;
 use std::collections::HashSet;
 
 use bridge_app::Observer;
-use bridge_app::push::{Delivery, Outcome, PushError, Pusher};
+use bridge_app::push::{DELIVERY_ID_HEADER, Delivery, Outcome, PushError, Pusher};
 use bridge_app::store::Store;
 use futures_util::future::BoxFuture;
 use ipnet::IpNet;
@@ -413,6 +413,7 @@ impl ReqwestPusher {
             .client
             .post(&delivery.url)
             .headers(delivery.headers.clone())
+            .header(DELIVERY_ID_HEADER, delivery.id.as_str())
             .body(delivery.body.clone())
             .timeout(self.settings.timeout)
             .send()
