@@ -33,7 +33,8 @@ pub fn compile(root: &Path, file: &str) -> Result<Vec<u8>, String> {
 }
 
 /// The whole build script of a codec crate: compiles `proto/a2a.proto` below the crate's
-/// manifest directory into `$OUT_DIR/a2a.bin`, and asks to run again when the protos change.
+/// manifest directory into `$OUT_DIR/a2a.bin` and its message types ([`generate`]), and asks to
+/// run again when the protos change.
 /// A failure is printed as a cargo warning and fails the build.
 #[expect(
     clippy::print_stdout,
@@ -49,9 +50,30 @@ pub fn build_script() {
             std::process::exit(1);
         }
     };
-    let out = Path::new(&std::env::var("OUT_DIR").unwrap_or_default()).join("a2a.bin");
-    if let Err(why) = std::fs::write(&out, set) {
+    let out_dir = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap_or_default());
+    let out = out_dir.join("a2a.bin");
+    if let Err(why) = std::fs::write(&out, &set) {
         println!("cargo:warning=cannot write {}: {why}", out.display());
         std::process::exit(1);
     }
+    if let Err(why) = generate(&set, &out_dir) {
+        println!("cargo:warning=cannot generate the message types: {why}");
+        std::process::exit(1);
+    }
+}
+
+/// Generates the Rust message types of every file in the encoded `set` into `out_dir` (one
+/// file per package, `lf.a2a.v1.rs`, `a2a.v1.rs`, `google.rpc.rs`, …), with prost-build; the
+/// well-known types are `prost_types`' (prost-build's default).
+///
+/// # Errors
+///
+/// The message when the set does not decode or the code cannot be written.
+pub fn generate(set: &[u8], out_dir: &Path) -> Result<(), String> {
+    use prost::Message as _;
+    let set = prost_types::FileDescriptorSet::decode(set).map_err(|e| e.to_string())?;
+    prost_build::Config::new()
+        .out_dir(out_dir)
+        .compile_fds(set)
+        .map_err(|e| e.to_string())
 }

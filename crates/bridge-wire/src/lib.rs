@@ -8,12 +8,16 @@
 //! - [`support`]: the serde fallbacks and size estimates the direct paths share.
 //! - [`sse`]: splitting a `text/event-stream` body into events under a size cap, and framing.
 //! - [`timestamp`]: the `google.protobuf.Timestamp` text form.
+//! - [`protobuf`]: the well-known protobuf types of the gRPC forms (`Struct`, `Value`,
+//!   `Timestamp`, `bytes`) as the IR holds them.
 //!
 //! The layering is strict: `scan` depends on nothing here, `direct` on `scan` and `support`,
-//! `jsonrpc` on `scan` and `direct`; no module imports one that imports it.
+//! `jsonrpc` on `scan` and `direct`, `protobuf` on `timestamp`; no module imports one that
+//! imports it.
 
 pub mod direct;
 pub mod jsonrpc;
+pub mod protobuf;
 pub mod scan;
 pub mod sse;
 pub mod support;

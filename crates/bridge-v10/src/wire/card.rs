@@ -37,7 +37,7 @@ use crate::path::{Losses, Path};
 
 /// The top-level `protocolVersion` a 0.3 encoder writes by default, and so the only value whose
 /// absence from a 1.0 card loses nothing.
-const DEFAULT_0_3_PROTOCOL_VERSION: &str = "0.3.0";
+pub(crate) const DEFAULT_0_3_PROTOCOL_VERSION: &str = "0.3.0";
 
 /// A card as decoded.
 #[derive(Debug, Deserialize)]
@@ -620,7 +620,7 @@ impl FlowKind {
         }
     }
 
-    fn take(self, flows: &mut OAuthFlows) -> Option<OAuthFlow> {
+    pub(crate) fn take(self, flows: &mut OAuthFlows) -> Option<OAuthFlow> {
         match self {
             Self::AuthorizationCode => flows.authorization_code.take(),
             Self::ClientCredentials => flows.client_credentials.take(),
@@ -632,7 +632,7 @@ impl FlowKind {
 
     /// Which of (authorizationUrl, tokenUrl, deviceAuthorizationUrl, pkceRequired) the flow's
     /// 1.0 message has; every flow has `refreshUrl` and `scopes`.
-    const fn has(self) -> (bool, bool, bool, bool) {
+    pub(crate) const fn has(self) -> (bool, bool, bool, bool) {
         match self {
             Self::AuthorizationCode => (true, true, false, true),
             Self::ClientCredentials | Self::Password => (false, true, false, false),

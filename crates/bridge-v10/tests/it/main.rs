@@ -12,6 +12,7 @@
 )]
 
 mod direct;
+mod grpc;
 
 use bridge_app::codec::JsonRpcCodec;
 use bridge_ir::{

@@ -3,8 +3,10 @@
 //! errors travel as gRPC statuses.
 //!
 //! A gRPC request message of 1.0 is, in `ProtoJSON`, the JSON-RPC `params` of the same method,
-//! and its response message the JSON-RPC `result`: the gRPC adapters read and write messages
-//! through the descriptors and hand the JSON form to this crate's codecs.
+//! and its response message the JSON-RPC `result`. The messages are read into the IR and
+//! written from it directly ([`decode_request`], [`encode_response`], [`encode_event`] and their
+//! counterparts toward an agent), through the types prost-build generates from the proto
+//! ([`proto`]), by the same rules as their `ProtoJSON` form.
 //!
 //! # Errors
 //!
@@ -15,7 +17,14 @@
 //! (a2a-sdk 1.3.0's client refuses a status whose details disagree with it). Back, the reason of
 //! an `ErrorInfo` of that domain names the error; without one, [`error_of`] reads the code.
 
-use bridge_ir::{ErrorCode, Method};
+use bridge_app::codec::{DecodeError, EncodeError};
+use bridge_ir::{Call, ErrorCode, Method, Reply, StreamEvent, Translated};
+
+use crate::path::Losses;
+
+mod decode;
+mod encode;
+pub mod proto;
 
 /// The service's full name.
 pub const SERVICE: &str = "lf.a2a.v1.A2AService";
@@ -68,6 +77,72 @@ pub const fn rpc_of(method: Method) -> Option<&'static str> {
 #[must_use]
 pub fn method_of(rpc: &str) -> Option<Method> {
     Method::ALL.into_iter().find(|m| rpc_of(*m) == Some(rpc))
+}
+
+/// The call a request message of `method` carries.
+///
+/// # Errors
+///
+/// [`DecodeError`] naming the message, or the field, that is not what `method` takes.
+pub fn decode_request(method: Method, message: &[u8]) -> Result<Call, DecodeError> {
+    decode::call(method, message)
+}
+
+/// The request message of `call`, and what 1.0 could not say of it.
+#[must_use]
+pub fn encode_request(call: Call) -> Translated<Vec<u8>> {
+    let mut losses = Losses::default();
+    let value = encode::request(call, &mut losses);
+    Translated {
+        value,
+        losses: losses.into_vec(),
+    }
+}
+
+/// The reply in a response message of `method` (one stream message for a streaming method).
+///
+/// # Errors
+///
+/// [`DecodeError`] naming the message, or the field, that is not what `method` answers.
+pub fn decode_response(method: Method, message: &[u8]) -> Result<Reply, DecodeError> {
+    decode::reply(method, message)
+}
+
+/// The response message of `method` answering `reply`, and what 1.0 could not say of it.
+///
+/// # Errors
+///
+/// [`EncodeError::Unrepresentable`] when `reply` is not what `method` answers.
+pub fn encode_response(method: Method, reply: Reply) -> Result<Translated<Vec<u8>>, EncodeError> {
+    let mut losses = Losses::default();
+    let value = encode::response(method, reply, &mut losses).ok_or_else(|| {
+        EncodeError::Unrepresentable(format!("{method:?} does not answer that reply"))
+    })?;
+    Ok(Translated {
+        value,
+        losses: losses.into_vec(),
+    })
+}
+
+/// One stream message's event.
+///
+/// # Errors
+///
+/// [`DecodeError`] when the message is not a `StreamResponse` holding one event.
+pub fn decode_event(message: &[u8]) -> Result<StreamEvent, DecodeError> {
+    decode::event(message)
+}
+
+/// One stream message (`StreamResponse`) of `event`, and what 1.0 could not say of it.
+#[must_use]
+pub fn encode_event(event: StreamEvent) -> Translated<Vec<u8>> {
+    use prost::Message as _;
+    let mut losses = Losses::default();
+    let value = encode::stream_message(event, &mut losses).encode_to_vec();
+    Translated {
+        value,
+        losses: losses.into_vec(),
+    }
 }
 
 /// The gRPC status code an A2A error travels under.
