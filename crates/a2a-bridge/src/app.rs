@@ -351,6 +351,13 @@ async fn spawn_grpc(
         Arc::new(crate::runtime::ViaGrpc(Arc::clone(gateway))),
         resolved.server.max_body,
     )
+    .native(
+        crate::runtime::codecs().grpc,
+        Arc::new(crate::runtime::GrpcRoute {
+            gateway: Arc::clone(gateway),
+            route: grpc.route.clone(),
+        }),
+    )
     .with_limits(resolved.grpc_limits)
     .for_route(&grpc.prefix, grpc.host.as_deref());
     Ok(tokio::spawn(async move {

@@ -126,6 +126,7 @@ pub fn codecs() -> Codecs {
         v0_3: Arc::new(bridge_v03::V03JsonRpc),
         v1_0: Arc::new(bridge_v10::V10JsonRpc),
         rest: vec![Arc::new(bridge_v03::V03Rest), Arc::new(bridge_v10::V10Rest)],
+        grpc: vec![Arc::new(bridge_v10::V10Grpc)],
     }
 }
 
@@ -307,8 +308,97 @@ impl Handler for Gateway {
     }
 }
 
-/// The gateway as the gRPC listener drives it: calls arrive in their HTTP+JSON form, and are
-/// logged and counted under the binding they came in on.
+/// The gateway as the gRPC listener of one route drives it: each call, read from its protobuf
+/// message, goes to the route's bridge as it is ([`Bridge::serve_grpc`]), logged and counted
+/// as every call is.
+#[derive(Debug, Clone)]
+pub struct GrpcRoute {
+    /// The gateway.
+    pub gateway: Arc<Gateway>,
+    /// The route the listener serves, by name (found again in each generation).
+    pub route: String,
+}
+
+impl bridge_app::grpc::GrpcEntry for GrpcRoute {
+    fn call(&self, call: bridge_app::grpc::GrpcCall) -> BoxFuture<'static, InboundResponse> {
+        self.gateway.serve_grpc(&self.route, call)
+    }
+}
+
+impl Gateway {
+    /// Answers one gRPC call of the route named `route`.
+    fn serve_grpc(
+        &self,
+        route: &str,
+        mut call: bridge_app::grpc::GrpcCall,
+    ) -> BoxFuture<'static, InboundResponse> {
+        let table = self.current();
+        let request_id = call
+            .headers
+            .get(&REQUEST_ID)
+            .filter(|v| !v.is_empty() && v.len() <= 200)
+            .cloned()
+            .unwrap_or_else(|| {
+                HeaderValue::from_str(&uuid::Uuid::new_v4().to_string())
+                    .unwrap_or_else(|_| HeaderValue::from_static("-"))
+            });
+        call.headers.insert(REQUEST_ID, request_id.clone());
+        let Some(route) = table.named(route) else {
+            // UNAVAILABLE: the route went away in a reload while the listener still runs.
+            return Box::pin(std::future::ready(bridge_app::grpc::plain_status(
+                14,
+                &format!("the route {route} is not served any more"),
+            )));
+        };
+        let span = tracing::info_span!(
+            "request",
+            id = %request_id.to_str().unwrap_or("-"),
+            route = %route.name,
+            http_method = "POST",
+            path = %call.method.label(),
+            caller = tracing::field::Empty,
+            binding = tracing::field::Empty,
+            upstream = tracing::field::Empty,
+            upstream_binding = tracing::field::Empty,
+            method = tracing::field::Empty,
+            upstream_status = tracing::field::Empty,
+            code = tracing::field::Empty,
+        );
+        let header_caller = call.revision.as_str();
+        let bridge = Arc::clone(&route.bridge);
+        let requests = Arc::clone(&route.requests);
+        Box::pin(async move {
+            let started = tokio::time::Instant::now();
+            let mut response = bridge.serve_grpc(call).instrument(span.clone()).await;
+            let (status, extensions, headers) = match &mut response {
+                InboundResponse::Full(response) => (
+                    response.status(),
+                    response.extensions().clone(),
+                    response.headers_mut(),
+                ),
+                InboundResponse::Stream { head, .. } => {
+                    (head.status, head.extensions.clone(), &mut head.headers)
+                }
+            };
+            headers.insert(REQUEST_ID, request_id);
+            let info = extensions.get::<CallInfo>().copied();
+            record_answer(
+                &span,
+                &requests,
+                info,
+                status,
+                started,
+                false,
+                header_caller,
+            );
+            response
+        })
+    }
+}
+
+/// The gateway as the gRPC listener drives it for a revision without a gRPC codec: calls
+/// arrive in their HTTP+JSON form, and are logged and counted under the binding they came in
+/// on.
 #[derive(Debug, Clone)]
 pub struct ViaGrpc(pub Arc<Gateway>);
 

@@ -23,8 +23,9 @@
 //! bytes and the list of [`Loss`](bridge_ir::Loss)es: what the target revision cannot say.
 //! Neither side does I/O, so both are pure functions of their input and safe to fuzz.
 //!
-//! A later binding (HTTP+JSON, gRPC) gets its own port beside this one; the revision crates
-//! then implement both.
+//! The HTTP+JSON binding has its port beside this one ([`RestCodec`]), and so has gRPC
+//! ([`GrpcCodec`]: whole protobuf messages, since gRPC has no envelope); the revision crates
+//! implement each.
 
 use std::sync::Arc;
 
@@ -436,6 +437,56 @@ mod tests {
     }
 }
 
+/// A gRPC status as a revision writes it: the code, the message, and the encoded
+/// `google.rpc.Status` for `grpc-status-details-bin` where the revision carries one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrpcStatus {
+    /// The status code (grpc/doc/statuscodes.md).
+    pub code: i32,
+    /// The status message.
+    pub message: String,
+    /// The encoded `google.rpc.Status`, when the revision carries details.
+    pub details: Option<Vec<u8>>,
+}
+
+/// A revision's gRPC form: its service's messages read into the IR and written from it, with
+/// no other form between.
+pub trait GrpcCodec: Send + Sync + std::fmt::Debug {
+    /// The revision this codec speaks.
+    fn revision(&self) -> Revision;
+
+    /// The service's full name (`lf.a2a.v1.A2AService`).
+    fn service(&self) -> &'static str;
+
+    /// The method an rpc of the service carries.
+    fn method_of(&self, rpc: &str) -> Option<Method>;
+
+    /// The call a request message of `method` carries.
+    ///
+    /// # Errors
+    ///
+    /// [`DecodeError`] naming the message or the field that is not what `method` takes.
+    fn decode_request(&self, method: Method, message: &[u8]) -> Result<Call, DecodeError>;
+
+    /// The response message of `method` answering `reply`.
+    ///
+    /// # Errors
+    ///
+    /// [`EncodeError`] when the reply does not fit the method.
+    fn encode_response(
+        &self,
+        method: Method,
+        reply: Reply,
+    ) -> Result<Translated<Vec<u8>>, EncodeError>;
+
+    /// One stream message.
+    fn encode_event(&self, event: StreamEvent) -> Translated<Vec<u8>>;
+
+    /// `error` as the revision's gRPC status; under `code` instead of the one the revision
+    /// gives the error, when given (a transport refusal: `UNAUTHENTICATED`).
+    fn encode_error(&self, error: &RpcError, code: Option<i32>) -> GrpcStatus;
+}
+
 /// The codec of each revision and binding, injected by the binary so this crate never names a
 /// codec crate.
 #[derive(Debug, Clone)]
@@ -447,6 +498,8 @@ pub struct Codecs {
     /// The HTTP+JSON codecs, one per revision served over HTTP+JSON; the 0.3 one first, as its
     /// `/v1/…` paths would otherwise read as a 1.0 tenant named `v1`.
     pub rest: Vec<Arc<dyn RestCodec>>,
+    /// The gRPC codecs, one per revision whose gRPC messages are read directly.
+    pub grpc: Vec<Arc<dyn GrpcCodec>>,
 }
 
 impl Codecs {
@@ -483,5 +536,11 @@ impl Codecs {
     #[must_use]
     pub fn rest_of(&self, revision: Revision) -> Option<&Arc<dyn RestCodec>> {
         self.rest.iter().find(|codec| codec.revision() == revision)
+    }
+
+    /// The gRPC codec of `revision`, when one is registered.
+    #[must_use]
+    pub fn grpc_of(&self, revision: Revision) -> Option<&Arc<dyn GrpcCodec>> {
+        self.grpc.iter().find(|codec| codec.revision() == revision)
     }
 }

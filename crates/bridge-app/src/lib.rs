@@ -13,6 +13,7 @@ pub mod bridge;
 pub mod card;
 pub mod codec;
 mod delivery;
+pub mod grpc;
 pub mod headers;
 mod hop;
 mod inbound;

@@ -12,6 +12,8 @@ use std::time::Duration;
 use tokio::sync::Semaphore;
 
 use bridge_app::CallInfo;
+use bridge_app::codec::{GrpcCodec, GrpcStatus};
+use bridge_app::grpc::{Frame, GrpcCall, GrpcEntry};
 use bridge_app::service::{Handler, InboundRequest, InboundResponse};
 use bridge_ir::{ErrorCode, Revision};
 use bytes::{Buf as _, BufMut as _, Bytes};
@@ -29,6 +31,8 @@ use crate::transcode::Service;
 pub struct GrpcService {
     services: Arc<Vec<Service>>,
     handler: Arc<dyn Handler>,
+    /// The revisions read directly, and where their calls go.
+    native: Option<Native>,
     max_message: usize,
     route: Arc<RouteBase>,
     limits: GrpcLimits,
@@ -67,6 +71,13 @@ impl Default for GrpcLimits {
     }
 }
 
+/// The revisions whose calls are read directly by their gRPC codec, and the entry they go to.
+#[derive(Clone)]
+struct Native {
+    codecs: Vec<Arc<dyn GrpcCodec>>,
+    entry: Arc<dyn GrpcEntry>,
+}
+
 /// What tonic's decoder says of a message over the decoding limit; the call is answered
 /// `RESOURCE_EXHAUSTED` instead, as gRPC's status table and grpcio servers answer it.
 const TONIC_TOO_LARGE: &str = "Error, decoded message length too large";
@@ -99,11 +110,20 @@ impl GrpcService {
         Self {
             services: Arc::new(services),
             handler,
+            native: None,
             max_message,
             route: Arc::new(RouteBase::default()),
             limits,
             calls: Arc::new(Semaphore::new(limits.calls)),
         }
+    }
+
+    /// Calls of the revisions `codecs` speak are read by them and handed to `entry` as they
+    /// are ([`bridge_app::grpc`]); the others go to the handler in their HTTP+JSON form.
+    #[must_use]
+    pub fn native(mut self, codecs: Vec<Arc<dyn GrpcCodec>>, entry: Arc<dyn GrpcEntry>) -> Self {
+        self.native = Some(Native { codecs, entry });
+        self
     }
 
     /// Serves within `limits` instead of [`GrpcLimits::default`].
@@ -288,6 +308,16 @@ impl tonic::codegen::Service<http::Request<tonic::body::Body>> for GrpcService {
                 let index = self.services.iter().position(|s| s.name() == service)?;
                 Some((index, self.services[index].method(method)?))
             });
+        let native = found.as_ref().and_then(|(index, method)| {
+            let native = self.native.as_ref()?;
+            let revision = self.services[*index].revision;
+            let codec = native.codecs.iter().find(|c| c.revision() == revision)?;
+            Some(NativeCall {
+                entry: Arc::clone(&native.entry),
+                revision,
+                method: codec.method_of(method.name())?,
+            })
+        });
         let services = Arc::clone(&self.services);
         let handler = Arc::clone(&self.handler);
         let route = Arc::clone(&self.route);
@@ -332,19 +362,27 @@ impl tonic::codegen::Service<http::Request<tonic::body::Body>> for GrpcService {
                 );
                 return Ok(status.into_http());
             }
-            let call = Call {
-                services,
-                index,
-                method: method.clone(),
-                handler,
-                route,
-            };
             let mut grpc =
                 tonic::server::Grpc::new(RawCodec).max_decoding_message_size(max_message);
-            let response = if method.is_server_streaming() {
-                grpc.server_streaming(call, request).await
-            } else {
-                grpc.unary(call, request).await
+            let response = match native {
+                Some(native) if method.is_server_streaming() => {
+                    grpc.server_streaming(native, request).await
+                }
+                Some(native) => grpc.unary(native, request).await,
+                None => {
+                    let call = Call {
+                        services,
+                        index,
+                        method: method.clone(),
+                        handler,
+                        route,
+                    };
+                    if method.is_server_streaming() {
+                        grpc.server_streaming(call, request).await
+                    } else {
+                        grpc.unary(call, request).await
+                    }
+                }
             };
             let response = too_large_is_resource_exhausted(response, max_message);
             // The permit is the call's until its last message is written.
@@ -584,6 +622,129 @@ impl tonic::server::ServerStreamingService<Bytes> for Call {
                                 return std::future::ready(None);
                             }
                             *ended = item.is_err();
+                            std::future::ready(Some(item))
+                        })
+                        .filter_map(|item| std::future::ready(item.transpose()));
+                    let messages: MessageStream = Box::pin(messages);
+                    let mut answer = tonic::Response::new(messages);
+                    extension_metadata(&head.headers, answer.metadata_mut());
+                    Ok(answer)
+                }
+            }
+        })
+    }
+}
+
+/// A call read directly: its revision and method, and where it goes.
+#[derive(Clone)]
+struct NativeCall {
+    entry: Arc<dyn GrpcEntry>,
+    revision: Revision,
+    method: bridge_ir::Method,
+}
+
+impl NativeCall {
+    async fn answer(&self, request: tonic::Request<Bytes>) -> InboundResponse {
+        let (metadata, _, message) = request.into_parts();
+        self.entry
+            .call(GrpcCall {
+                revision: self.revision,
+                method: self.method,
+                message,
+                headers: metadata.into_headers(),
+            })
+            .await
+    }
+}
+
+/// A status as tonic writes it, with its details.
+fn tonic_status(status: GrpcStatus) -> Status {
+    match status.details {
+        Some(details) => Status::with_details(
+            Code::from(status.code),
+            status.message,
+            Bytes::from(details),
+        ),
+        None => Status::new(Code::from(status.code), status.message),
+    }
+}
+
+/// A whole answer's message, or the status it carries.
+fn native_message(response: http::Response<Bytes>) -> Result<(Bytes, http::HeaderMap), Status> {
+    let (parts, body) = response.into_parts();
+    match bridge_app::grpc::status_of_headers(&parts.headers) {
+        Some(status) if status.code != 0 => Err(tonic_status(status)),
+        Some(_) => Ok((body, parts.headers)),
+        None => Err(Status::internal(
+            String::from_utf8_lossy(&body).into_owned(),
+        )),
+    }
+}
+
+impl tonic::server::UnaryService<Bytes> for NativeCall {
+    type Response = Bytes;
+    type Future = BoxFuture<'static, Result<tonic::Response<Bytes>, Status>>;
+
+    fn call(&mut self, request: tonic::Request<Bytes>) -> Self::Future {
+        let call = self.clone();
+        Box::pin(async move {
+            match call.answer(request).await {
+                InboundResponse::Full(response) => {
+                    let (message, headers) = native_message(response)?;
+                    let mut answer = tonic::Response::new(message);
+                    extension_metadata(&headers, answer.metadata_mut());
+                    Ok(answer)
+                }
+                InboundResponse::Stream { .. } => {
+                    Err(Status::internal("a unary call was answered with a stream"))
+                }
+            }
+        })
+    }
+}
+
+impl tonic::server::ServerStreamingService<Bytes> for NativeCall {
+    type Response = Bytes;
+    type ResponseStream = MessageStream;
+    type Future = BoxFuture<'static, Result<tonic::Response<MessageStream>, Status>>;
+
+    fn call(&mut self, request: tonic::Request<Bytes>) -> Self::Future {
+        let call = self.clone();
+        Box::pin(async move {
+            match call.answer(request).await {
+                InboundResponse::Full(response) => {
+                    let (message, headers) = native_message(response)?;
+                    let once: MessageStream =
+                        Box::pin(futures_util::stream::once(async move { Ok(message) }));
+                    let mut answer = tonic::Response::new(once);
+                    extension_metadata(&headers, answer.metadata_mut());
+                    Ok(answer)
+                }
+                InboundResponse::Stream { head, frames, .. } => {
+                    let messages = frames
+                        .flat_map(|bytes| {
+                            let items: Vec<Result<Option<Bytes>, Status>> = match Frame::read(bytes)
+                            {
+                                Some(frames) => frames
+                                    .into_iter()
+                                    .map(|frame| match frame {
+                                        Frame::Message(message) => Ok(Some(message)),
+                                        Frame::Status(status) if status.code == 0 => Ok(None),
+                                        Frame::Status(status) => Err(tonic_status(status)),
+                                    })
+                                    .collect(),
+                                None => vec![Err(Status::internal(
+                                    "the bridge wrote a stream frame it cannot read",
+                                ))],
+                            };
+                            futures_util::stream::iter(items)
+                        })
+                        .scan(false, |ended, item| {
+                            // Nothing follows a status.
+                            if *ended {
+                                return std::future::ready(None);
+                            }
+                            *ended = !matches!(item, Ok(Some(_)));
                             std::future::ready(Some(item))
                         })
                         .filter_map(|item| std::future::ready(item.transpose()));

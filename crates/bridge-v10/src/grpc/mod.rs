@@ -17,8 +17,8 @@
 //! (a2a-sdk 1.3.0's client refuses a status whose details disagree with it). Back, the reason of
 //! an `ErrorInfo` of that domain names the error; without one, [`error_of`] reads the code.
 
-use bridge_app::codec::{DecodeError, EncodeError};
-use bridge_ir::{Call, ErrorCode, Method, Reply, StreamEvent, Translated};
+use bridge_app::codec::{DecodeError, EncodeError, GrpcCodec, GrpcStatus};
+use bridge_ir::{Call, ErrorCode, Method, Reply, Revision, RpcError, StreamEvent, Translated};
 
 use crate::path::Losses;
 
@@ -142,6 +142,64 @@ pub fn encode_event(event: StreamEvent) -> Translated<Vec<u8>> {
     Translated {
         value,
         losses: losses.into_vec(),
+    }
+}
+
+/// The 1.0 gRPC codec: [`decode_request`], [`encode_response`], [`encode_event`] and the error
+/// form of the module docs behind the application's port.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct V10Grpc;
+
+impl GrpcCodec for V10Grpc {
+    fn revision(&self) -> Revision {
+        Revision::V1_0
+    }
+
+    fn service(&self) -> &'static str {
+        SERVICE
+    }
+
+    fn method_of(&self, rpc: &str) -> Option<Method> {
+        method_of(rpc)
+    }
+
+    fn decode_request(&self, method: Method, message: &[u8]) -> Result<Call, DecodeError> {
+        decode_request(method, message)
+    }
+
+    fn encode_response(
+        &self,
+        method: Method,
+        reply: Reply,
+    ) -> Result<Translated<Vec<u8>>, EncodeError> {
+        encode_response(method, reply)
+    }
+
+    fn encode_event(&self, event: StreamEvent) -> Translated<Vec<u8>> {
+        encode_event(event)
+    }
+
+    fn encode_error(&self, error: &RpcError, code: Option<i32>) -> GrpcStatus {
+        use prost::Message as _;
+        let code = code.unwrap_or_else(|| status_of(error.code));
+        let info = proto::rpc::ErrorInfo {
+            reason: error.code.reason().unwrap_or("INTERNAL_ERROR").to_owned(),
+            domain: ERROR_DOMAIN.to_owned(),
+            metadata: std::collections::HashMap::new(),
+        };
+        let details = proto::rpc::Status {
+            code,
+            message: error.message.clone(),
+            details: vec![prost_types::Any {
+                type_url: "type.googleapis.com/google.rpc.ErrorInfo".to_owned(),
+                value: info.encode_to_vec(),
+            }],
+        };
+        GrpcStatus {
+            code,
+            message: error.message.clone(),
+            details: Some(details.encode_to_vec()),
+        }
     }
 }
 

@@ -8,3 +8,8 @@
 )]
 
 include!(concat!(env!("OUT_DIR"), "/lf.a2a.v1.rs"));
+
+/// `google.rpc`: the status and its error details, as gRPC errors carry them.
+pub mod rpc {
+    include!(concat!(env!("OUT_DIR"), "/google.rpc.rs"));
+}
