@@ -84,9 +84,9 @@ pub(crate) struct WireCard {
 
 /// A 0.3 `AgentInterface`.
 #[derive(Debug, Serialize, Deserialize)]
-struct WireInterface {
-    url: String,
-    transport: String,
+pub(crate) struct WireInterface {
+    pub(crate) url: String,
+    pub(crate) transport: String,
 }
 
 /// A 0.3 `AgentProvider`.
@@ -252,34 +252,48 @@ fn requirements_from_ir(list: Vec<SecurityRequirement>) -> Vec<BTreeMap<String, 
     list.into_iter().map(|r| r.schemes).collect()
 }
 
-impl WireCard {
-    /// Moves the card into the IR.
-    pub(crate) fn into_ir(self) -> AgentCard {
-        // Interfaces carry `Major.Minor`, as 1.0 names versions (§3.6); the card's own string
-        // stays in `protocol_version` so the 0.3 card re-encodes as written.
-        let version = major_minor(
-            self.protocol_version
-                .as_deref()
-                .unwrap_or(DEFAULT_PROTOCOL_VERSION),
-        );
-        let mut interfaces =
-            Vec::with_capacity(1 + self.additional_interfaces.as_ref().map_or(0, Vec::len));
+/// The IR interfaces of a 0.3 card's endpoints: `url` with `preferredTransport` (`JSONRPC`
+/// when absent) first, then each additional `(url, transport)`, all speaking the card's
+/// `protocolVersion` (`0.3.0` when absent). Interfaces carry `Major.Minor`, as 1.0 names
+/// versions (§3.6); the card's own string stays in the IR card's `protocol_version` so the 0.3
+/// card re-encodes as written.
+pub(crate) fn interfaces_into_ir(
+    url: String,
+    preferred_transport: Option<String>,
+    additional: impl ExactSizeIterator<Item = (String, String)>,
+    protocol_version: Option<&str>,
+) -> Vec<AgentInterface> {
+    let version = major_minor(protocol_version.unwrap_or(DEFAULT_PROTOCOL_VERSION));
+    let mut interfaces = Vec::with_capacity(1 + additional.len());
+    interfaces.push(AgentInterface {
+        url,
+        binding: preferred_transport.unwrap_or_else(|| DEFAULT_TRANSPORT.to_owned()),
+        protocol_version: version.clone(),
+        tenant: None,
+    });
+    for (url, transport) in additional {
         interfaces.push(AgentInterface {
-            url: self.url,
-            binding: self
-                .preferred_transport
-                .unwrap_or_else(|| DEFAULT_TRANSPORT.to_owned()),
+            url,
+            binding: transport,
             protocol_version: version.clone(),
             tenant: None,
         });
-        for extra in self.additional_interfaces.unwrap_or_default() {
-            interfaces.push(AgentInterface {
-                url: extra.url,
-                binding: extra.transport,
-                protocol_version: version.clone(),
-                tenant: None,
-            });
-        }
+    }
+    interfaces
+}
+
+impl WireCard {
+    /// Moves the card into the IR.
+    pub(crate) fn into_ir(self) -> AgentCard {
+        let interfaces = interfaces_into_ir(
+            self.url,
+            self.preferred_transport,
+            self.additional_interfaces
+                .unwrap_or_default()
+                .into_iter()
+                .map(|extra| (extra.url, extra.transport)),
+            self.protocol_version.as_deref(),
+        );
         AgentCard {
             name: self.name,
             description: self.description,
@@ -420,16 +434,20 @@ impl WireCard {
 }
 
 /// The endpoint members of a 0.3 card, chosen from the IR's interfaces.
-struct Endpoints {
-    url: String,
-    transport: String,
-    additional: Vec<WireInterface>,
-    protocol_version: String,
+pub(crate) struct Endpoints {
+    /// The first listed interface's URL (`url`).
+    pub(crate) url: String,
+    /// Its binding (`preferredTransport`).
+    pub(crate) transport: String,
+    /// The others (`additionalInterfaces`).
+    pub(crate) additional: Vec<WireInterface>,
+    /// The card's `protocolVersion`.
+    pub(crate) protocol_version: String,
 }
 
 impl Endpoints {
     /// Chooses the interfaces a 0.3 card lists (see the module docs); `None` when there are none.
-    fn from_ir(
+    pub(crate) fn from_ir(
         interfaces: Vec<AgentInterface>,
         protocol_version: Option<String>,
         losses: &mut Losses,

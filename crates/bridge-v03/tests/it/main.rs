@@ -2,4 +2,5 @@
 
 mod direct;
 mod golden;
+mod grpc;
 mod properties;

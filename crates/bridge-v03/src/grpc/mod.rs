@@ -2,9 +2,32 @@
 //! specification proto, compiled at build time into [`DESCRIPTORS`]), and how A2A errors travel
 //! as gRPC statuses.
 //!
-//! A gRPC message of 0.3 is, in `ProtoJSON`, the body of the same call over 0.3 HTTP+JSON (that
-//! binding is the gRPC service's HTTP transcoding): the gRPC adapters read and write messages
-//! through the descriptors and hand the JSON form to this crate's HTTP+JSON codec.
+//! A gRPC message of 0.3 is, in `ProtoJSON`, the HTTP+JSON request of the same call (that
+//! binding is the gRPC service's HTTP transcoding: a request's resource names are its path, the
+//! rest its query or body) or the body of its answer. The messages are read into the IR and
+//! written from it directly ([`decode_request`], [`encode_response`], [`encode_event`] and their
+//! counterparts toward an agent), through the types prost-build generates from the proto
+//! ([`proto`]), by exactly the rules of this crate's HTTP+JSON codec ([`crate::V03Rest`]) for
+//! the `ProtoJSON` of the same message: a message reads as the IR that codec reads from its
+//! `ProtoJSON`, is refused where that codec refuses it (and where it holds an enum number the
+//! proto does not define), and the IR is written as the message that codec writes, with the
+//! losses it reports and the ones only protobuf has. `decode.rs` and `encode.rs` say what that
+//! means field by field.
+//!
+//! # Resource names
+//!
+//! Where HTTP+JSON carries ids in the path, a request message carries resource names:
+//! `tasks/{id}` (`GetTaskRequest`, `CancelTaskRequest`, `TaskSubscriptionRequest`, the
+//! `parent` of `ListTaskPushNotificationConfigRequest` and of
+//! `CreateTaskPushNotificationConfigRequest`, which may also end in `/pushNotificationConfigs`,
+//! the form its HTTP rule binds) and `tasks/{id}/pushNotificationConfigs/{config}` (get and
+//! delete). A name of another form, or with an empty id, names no resource of the method and is
+//! refused naming the field, as the service's HTTP transcoding refuses it. So is a name whose id
+//! has a `/` in it (`tasks/a/b`): an HTTP+JSON path carries such an id percent-encoded, a
+//! resource name cannot, so the encoder writes it as it is and reports it
+//! ([`bridge_ir::LossKind::ValueConverted`]). The `name` of a `TaskPushNotificationConfig` in an
+//! answer is read as the HTTP+JSON codec reads it: the task id is everything between `tasks/`
+//! and the last `/pushNotificationConfigs/`, so an id with a `/` reads back whole there.
 //!
 //! # Errors
 //!
@@ -12,7 +35,14 @@
 //! gives and the message `<ErrorClass>: <message>`, and a2a-sdk 1.3.0's 0.3 client reads the
 //! error back from that prefix ([`class_of`], [`error_of`]).
 
-use bridge_ir::{ErrorCode, Method};
+use bridge_app::codec::{DecodeError, EncodeError};
+use bridge_ir::{Call, ErrorCode, Method, Reply, StreamEvent, Translated};
+
+use crate::path::Losses;
+
+mod decode;
+mod encode;
+pub mod proto;
 
 /// The service's full name.
 pub const SERVICE: &str = "a2a.v1.A2AService";
@@ -51,6 +81,74 @@ pub const fn rpc_of(method: Method) -> Option<&'static str> {
 #[must_use]
 pub fn method_of(rpc: &str) -> Option<Method> {
     Method::ALL.into_iter().find(|m| rpc_of(*m) == Some(rpc))
+}
+
+/// The call a request message of `method` carries.
+///
+/// # Errors
+///
+/// [`DecodeError`] naming the message, or the field, that is not what `method` takes (0.3 has
+/// no `ListTasks`).
+pub fn decode_request(method: Method, message: &[u8]) -> Result<Call, DecodeError> {
+    decode::call(method, message)
+}
+
+/// The request message of `call`, and what 0.3 could not say of it. A `ListTasks` call, which
+/// 0.3 does not have, is no message: empty, with a
+/// [`MethodUnsupported`](bridge_ir::LossKind::MethodUnsupported) loss.
+#[must_use]
+pub fn encode_request(call: Call) -> Translated<Vec<u8>> {
+    let mut losses = Losses::default();
+    let value = encode::request(call, &mut losses);
+    Translated {
+        value,
+        losses: losses.into_vec(),
+    }
+}
+
+/// The reply in a response message of `method` (one stream message for a streaming method).
+///
+/// # Errors
+///
+/// [`DecodeError`] naming the message, or the field, that is not what `method` answers.
+pub fn decode_response(method: Method, message: &[u8]) -> Result<Reply, DecodeError> {
+    decode::reply(method, message)
+}
+
+/// The response message of `method` answering `reply`, and what 0.3 could not say of it.
+///
+/// # Errors
+///
+/// [`EncodeError::MethodUnsupported`] for `ListTasks`; [`EncodeError::Unrepresentable`] when
+/// `reply` is not what `method` answers, or is a card with no interface.
+pub fn encode_response(method: Method, reply: Reply) -> Result<Translated<Vec<u8>>, EncodeError> {
+    let mut losses = Losses::default();
+    let value = encode::response(method, reply, &mut losses)?;
+    Ok(Translated {
+        value,
+        losses: losses.into_vec(),
+    })
+}
+
+/// One stream message's event.
+///
+/// # Errors
+///
+/// [`DecodeError`] when the message is not a `StreamResponse` holding one event.
+pub fn decode_event(message: &[u8]) -> Result<StreamEvent, DecodeError> {
+    decode::event(message)
+}
+
+/// One stream message (`StreamResponse`) of `event`, and what 0.3 could not say of it.
+#[must_use]
+pub fn encode_event(event: StreamEvent) -> Translated<Vec<u8>> {
+    use prost::Message as _;
+    let mut losses = Losses::default();
+    let value = encode::stream_message(event, &mut losses).encode_to_vec();
+    Translated {
+        value,
+        losses: losses.into_vec(),
+    }
 }
 
 /// The gRPC status code an A2A error travels under (a2a-sdk 0.3.26 `GrpcHandler.abort_context`;
