@@ -52,7 +52,7 @@ pub fn codecs() -> Codecs {
         v0_3: Arc::new(bridge_v03::V03JsonRpc),
         v1_0: Arc::new(bridge_v10::V10JsonRpc),
         rest: vec![Arc::new(bridge_v03::V03Rest), Arc::new(bridge_v10::V10Rest)],
-        grpc: vec![Arc::new(bridge_v10::V10Grpc)],
+        grpc: vec![Arc::new(bridge_v03::V03Grpc), Arc::new(bridge_v10::V10Grpc)],
     }
 }
 

@@ -40,6 +40,7 @@ mod path;
 pub mod rest;
 mod wire;
 
+pub use grpc::V03Grpc;
 pub use rest::V03Rest;
 
 use bridge_app::codec::{DecodeError, EncodeError, JsonRpcCodec};

@@ -35,8 +35,8 @@
 //! gives and the message `<ErrorClass>: <message>`, and a2a-sdk 1.3.0's 0.3 client reads the
 //! error back from that prefix ([`class_of`], [`error_of`]).
 
-use bridge_app::codec::{DecodeError, EncodeError};
-use bridge_ir::{Call, ErrorCode, Method, Reply, StreamEvent, Translated};
+use bridge_app::codec::{DecodeError, EncodeError, GrpcCodec, GrpcStatus};
+use bridge_ir::{Call, ErrorCode, Method, Reply, Revision, RpcError, StreamEvent, Translated};
 
 use crate::path::Losses;
 
@@ -148,6 +148,49 @@ pub fn encode_event(event: StreamEvent) -> Translated<Vec<u8>> {
     Translated {
         value,
         losses: losses.into_vec(),
+    }
+}
+
+/// The 0.3 gRPC codec: [`decode_request`], [`encode_response`], [`encode_event`] and the 0.3
+/// error form ([`status_of`], [`message_of`], no details) behind the application's port.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct V03Grpc;
+
+impl GrpcCodec for V03Grpc {
+    fn revision(&self) -> Revision {
+        Revision::V0_3
+    }
+
+    fn service(&self) -> &'static str {
+        SERVICE
+    }
+
+    fn method_of(&self, rpc: &str) -> Option<Method> {
+        method_of(rpc)
+    }
+
+    fn decode_request(&self, method: Method, message: &[u8]) -> Result<Call, DecodeError> {
+        decode_request(method, message)
+    }
+
+    fn encode_response(
+        &self,
+        method: Method,
+        reply: Reply,
+    ) -> Result<Translated<Vec<u8>>, EncodeError> {
+        encode_response(method, reply)
+    }
+
+    fn encode_event(&self, event: StreamEvent) -> Translated<Vec<u8>> {
+        encode_event(event)
+    }
+
+    fn encode_error(&self, error: &RpcError, code: Option<i32>) -> GrpcStatus {
+        GrpcStatus {
+            code: code.unwrap_or_else(|| status_of(error.code)),
+            message: message_of(error.code, &error.message),
+            details: None,
+        }
     }
 }
 
