@@ -56,6 +56,12 @@ pub trait GrpcEntry: Send + Sync {
     fn call(&self, call: GrpcCall) -> BoxFuture<'static, InboundResponse>;
 }
 
+impl GrpcEntry for Arc<Bridge> {
+    fn call(&self, call: GrpcCall) -> BoxFuture<'static, InboundResponse> {
+        Box::pin(Arc::clone(self).serve_grpc(call))
+    }
+}
+
 /// A refusal before any revision's form applies (no route): `code` and `message` alone.
 #[must_use]
 pub fn plain_status(code: i32, message: &str) -> InboundResponse {

@@ -33,11 +33,14 @@ async fn a_grpc_caller_that_goes_away_mid_stream_takes_the_upstream_stream_down_
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let handler: Arc<dyn Handler> = Arc::new(Arc::clone(&harness.bridge));
-    tokio::spawn(GrpcService::new(vec![service], handler, 1 << 20).serve(
-        listener,
-        None,
-        std::future::pending(),
-    ));
+    tokio::spawn(
+        GrpcService::new(vec![service], handler, 1 << 20)
+            .native(
+                bridge_faults::harness::codecs().grpc,
+                Arc::new(Arc::clone(&harness.bridge)),
+            )
+            .serve(listener, None, std::future::pending()),
+    );
 
     let pool = DescriptorPool::decode(bridge_v10::grpc::DESCRIPTORS).unwrap();
     let input = pool

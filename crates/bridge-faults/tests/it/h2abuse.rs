@@ -50,6 +50,10 @@ async fn limited_front(harness: &Harness) -> SocketAddr {
     let handler: Arc<dyn Handler> = Arc::new(Arc::clone(&harness.bridge));
     tokio::spawn(
         GrpcService::new(services(), handler, 64 * 1024)
+            .native(
+                bridge_faults::harness::codecs().grpc,
+                Arc::new(Arc::clone(&harness.bridge)),
+            )
             .with_limits(LIMITS)
             .serve(listener, None, std::future::pending()),
     );
@@ -432,6 +436,10 @@ async fn ten_thousand_streams_on_one_connection_hold_only_the_default_limit() {
     let handler: Arc<dyn Handler> = Arc::new(Arc::clone(&harness.bridge));
     tokio::spawn(
         GrpcService::new(services(), handler, 64 * 1024)
+            .native(
+                bridge_faults::harness::codecs().grpc,
+                Arc::new(Arc::clone(&harness.bridge)),
+            )
             .with_limits(GrpcLimits::default())
             .serve(listener, None, std::future::pending()),
     );

@@ -56,11 +56,14 @@ async fn grpc_front(harness: &Harness) -> SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let handler: Arc<dyn Handler> = Arc::new(Arc::clone(&harness.bridge));
-    tokio::spawn(GrpcService::new(services(), handler, 64 * 1024).serve(
-        listener,
-        None,
-        std::future::pending(),
-    ));
+    tokio::spawn(
+        GrpcService::new(services(), handler, 64 * 1024)
+            .native(
+                bridge_faults::harness::codecs().grpc,
+                Arc::new(Arc::clone(&harness.bridge)),
+            )
+            .serve(listener, None, std::future::pending()),
+    );
     addr
 }
 
