@@ -333,16 +333,7 @@ impl Gateway {
         mut call: bridge_app::grpc::GrpcCall,
     ) -> BoxFuture<'static, InboundResponse> {
         let table = self.current();
-        let request_id = call
-            .headers
-            .get(&REQUEST_ID)
-            .filter(|v| !v.is_empty() && v.len() <= 200)
-            .cloned()
-            .unwrap_or_else(|| {
-                HeaderValue::from_str(&uuid::Uuid::new_v4().to_string())
-                    .unwrap_or_else(|_| HeaderValue::from_static("-"))
-            });
-        call.headers.insert(REQUEST_ID, request_id.clone());
+        let request_id = request_id(&mut call.headers);
         let Some(route) = table.named(route) else {
             // UNAVAILABLE: the route went away in a reload while the listener still runs.
             return Box::pin(std::future::ready(bridge_app::grpc::plain_status(
@@ -350,38 +341,14 @@ impl Gateway {
                 &format!("the route {route} is not served any more"),
             )));
         };
-        let span = tracing::info_span!(
-            "request",
-            id = %request_id.to_str().unwrap_or("-"),
-            route = %route.name,
-            http_method = "POST",
-            path = %call.method.label(),
-            caller = tracing::field::Empty,
-            binding = tracing::field::Empty,
-            upstream = tracing::field::Empty,
-            upstream_binding = tracing::field::Empty,
-            method = tracing::field::Empty,
-            upstream_status = tracing::field::Empty,
-            code = tracing::field::Empty,
-        );
+        let span = request_span(&request_id, &route.name, "POST", call.method.label());
         let header_caller = call.revision.as_str();
         let bridge = Arc::clone(&route.bridge);
         let requests = Arc::clone(&route.requests);
         Box::pin(async move {
             let started = tokio::time::Instant::now();
             let mut response = bridge.serve_grpc(call).instrument(span.clone()).await;
-            let (status, extensions, headers) = match &mut response {
-                InboundResponse::Full(response) => (
-                    response.status(),
-                    response.extensions().clone(),
-                    response.headers_mut(),
-                ),
-                InboundResponse::Stream { head, .. } => {
-                    (head.status, head.extensions.clone(), &mut head.headers)
-                }
-            };
-            headers.insert(REQUEST_ID, request_id);
-            let info = extensions.get::<CallInfo>().copied();
+            let (status, info) = answered(&mut response, request_id);
             record_answer(
                 &span,
                 &requests,
@@ -417,17 +384,7 @@ impl Gateway {
         via: Option<bridge_ir::Binding>,
     ) -> BoxFuture<'static, InboundResponse> {
         let table = self.current();
-        let request_id = request
-            .headers
-            .get(&REQUEST_ID)
-            .filter(|v| !v.is_empty() && v.len() <= 200)
-            .cloned()
-            .unwrap_or_else(|| {
-                HeaderValue::from_str(&uuid::Uuid::new_v4().to_string())
-                    .unwrap_or_else(|_| HeaderValue::from_static("-"))
-            });
-        // Set on the request so the agent sees the same id (the application forwards it).
-        request.headers.insert(REQUEST_ID, request_id.clone());
+        let request_id = request_id(&mut request.headers);
         let host = request
             .headers
             .get(header::HOST)
@@ -435,19 +392,11 @@ impl Gateway {
         let Some(route) = table.pick(host, &request.path) else {
             return Box::pin(std::future::ready(no_route(&request.path, request_id)));
         };
-        let span = tracing::info_span!(
-            "request",
-            id = %request_id.to_str().unwrap_or("-"),
-            route = %route.name,
-            http_method = %request.method,
-            path = %request.path,
-            caller = tracing::field::Empty,
-            binding = tracing::field::Empty,
-            upstream = tracing::field::Empty,
-            upstream_binding = tracing::field::Empty,
-            method = tracing::field::Empty,
-            upstream_status = tracing::field::Empty,
-            code = tracing::field::Empty,
+        let span = request_span(
+            &request_id,
+            &route.name,
+            request.method.as_str(),
+            &request.path,
         );
         let is_card = request.path.ends_with("/.well-known/agent-card.json")
             || request.path.ends_with("/.well-known/agent.json");
@@ -469,18 +418,8 @@ impl Gateway {
                 .handle(request)
                 .instrument(span.clone())
                 .await;
-            let (status, extensions, headers) = match &mut response {
-                InboundResponse::Full(response) => (
-                    response.status(),
-                    response.extensions().clone(),
-                    response.headers_mut(),
-                ),
-                InboundResponse::Stream { head, .. } => {
-                    (head.status, head.extensions.clone(), &mut head.headers)
-                }
-            };
-            headers.insert(REQUEST_ID, request_id);
-            let info = extensions.get::<CallInfo>().copied().map(|mut info| {
+            let (status, info) = answered(&mut response, request_id);
+            let info = info.map(|mut info| {
                 if let Some(binding) = via {
                     info.binding = binding;
                 }
@@ -498,6 +437,61 @@ impl Gateway {
             response
         })
     }
+}
+
+/// The request id a call carries: the caller's (when short enough), else a fresh one; set on
+/// `headers` so the agent sees the same id (the application forwards it).
+fn request_id(headers: &mut HeaderMap) -> HeaderValue {
+    let id = headers
+        .get(&REQUEST_ID)
+        .filter(|v| !v.is_empty() && v.len() <= 200)
+        .cloned()
+        .unwrap_or_else(|| {
+            HeaderValue::from_str(&uuid::Uuid::new_v4().to_string())
+                .unwrap_or_else(|_| HeaderValue::from_static("-"))
+        });
+    headers.insert(REQUEST_ID, id.clone());
+    id
+}
+
+/// The span one call is served in; what it comes to is recorded by [`record_answer`].
+fn request_span(id: &HeaderValue, route: &str, http_method: &str, path: &str) -> tracing::Span {
+    tracing::info_span!(
+        "request",
+        id = %id.to_str().unwrap_or("-"),
+        route = %route,
+        http_method = %http_method,
+        path = %path,
+        caller = tracing::field::Empty,
+        binding = tracing::field::Empty,
+        upstream = tracing::field::Empty,
+        upstream_binding = tracing::field::Empty,
+        method = tracing::field::Empty,
+        upstream_status = tracing::field::Empty,
+        code = tracing::field::Empty,
+    )
+}
+
+/// Echoes the request id on `response`, and reads its status and what the bridge learned of
+/// the call.
+fn answered(
+    response: &mut InboundResponse,
+    request_id: HeaderValue,
+) -> (StatusCode, Option<CallInfo>) {
+    let (status, info, headers) = match response {
+        InboundResponse::Full(response) => (
+            response.status(),
+            response.extensions().get::<CallInfo>().copied(),
+            response.headers_mut(),
+        ),
+        InboundResponse::Stream { head, .. } => (
+            head.status,
+            head.extensions.get::<CallInfo>().copied(),
+            &mut head.headers,
+        ),
+    };
+    headers.insert(REQUEST_ID, request_id);
+    (status, info)
 }
 
 /// Puts what a request came to on its span, logs it and counts it.

@@ -14,6 +14,7 @@ use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, StatusCode, header};
 
 use crate::bridge::{Bridge, CallInfo, CallerForm, Context};
+use crate::codec::EncodeError;
 use crate::service::InboundResponse;
 
 pub(crate) fn observe<T>(
@@ -52,18 +53,20 @@ pub(crate) fn encode_outcome(
                     bridge,
                     context.caller,
                     &context.id,
-                    RpcError::new(
-                        ErrorCode::InvalidAgentResponse,
-                        format!(
-                            "the upstream answer cannot be written in A2A {}: {error}",
-                            context.caller
-                        ),
-                    ),
+                    unwritable(context.caller, &error),
                 ),
             }
         }
         Err(error) => encode_error(bridge, context.caller, &context.id, error),
     }
+}
+
+/// The refusal of an upstream answer the caller's revision cannot express (`error`).
+pub(crate) fn unwritable(caller: Revision, error: &EncodeError) -> RpcError {
+    RpcError::new(
+        ErrorCode::InvalidAgentResponse,
+        format!("the upstream answer cannot be written in A2A {caller}: {error}"),
+    )
 }
 
 /// Writes an error in `revision` as a JSON-RPC response body.
@@ -104,14 +107,9 @@ pub(crate) fn json_rpc_answer(
 ) -> http::Response<Bytes> {
     let error_code = outcome.as_ref().err().map(|e| e.code.code());
     let mut response = json_response(encode_outcome(bridge, context, outcome));
-    response.extensions_mut().insert(CallInfo {
-        caller: context.caller,
-        binding: context.binding(),
-        method: Some(context.method),
-        upstream: Some(context.upstream),
-        upstream_binding: Some(context.upstream_binding()),
-        error_code,
-    });
+    response
+        .extensions_mut()
+        .insert(CallInfo::answered(context, error_code));
     response
 }
 
@@ -127,28 +125,15 @@ pub(crate) fn rest_body(
         .ok_or_else(no_rest_codec)?;
     let encoded = codec
         .encode_result(context.method, outcome?)
-        .map_err(|error| {
-            RpcError::new(
-                ErrorCode::InvalidAgentResponse,
-                format!(
-                    "the upstream answer cannot be written in A2A {}: {error}",
-                    context.caller
-                ),
-            )
-        })?;
+        .map_err(|error| unwritable(context.caller, &error))?;
     observe(bridge, context.upstream, context.caller, &encoded);
     let mut response = http::Response::new(Bytes::from(encoded.value));
     response
         .headers_mut()
         .insert(header::CONTENT_TYPE, rest_content_type(context.caller));
-    response.extensions_mut().insert(CallInfo {
-        caller: context.caller,
-        binding: Binding::HttpJson,
-        method: Some(context.method),
-        upstream: Some(context.upstream),
-        upstream_binding: Some(context.upstream_binding()),
-        error_code: None,
-    });
+    response
+        .extensions_mut()
+        .insert(CallInfo::answered(context, None));
     Ok(response)
 }
 
@@ -210,14 +195,9 @@ pub(crate) fn rest_error_with_status(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
     );
-    response.extensions_mut().insert(CallInfo {
-        caller: revision,
-        binding: Binding::HttpJson,
-        method: None,
-        upstream: None,
-        upstream_binding: None,
-        error_code: Some(code),
-    });
+    response
+        .extensions_mut()
+        .insert(CallInfo::refused(revision, Binding::HttpJson, code));
     InboundResponse::Full(response)
 }
 
@@ -262,14 +242,9 @@ pub(crate) fn error_response(
 ) -> InboundResponse {
     let code = error.code.code();
     let mut response = json_response(encode_error(bridge, revision, id, error));
-    response.extensions_mut().insert(CallInfo {
-        caller: revision,
-        binding: Binding::JsonRpc,
-        method: None,
-        upstream: None,
-        upstream_binding: None,
-        error_code: Some(code),
-    });
+    response
+        .extensions_mut()
+        .insert(CallInfo::refused(revision, Binding::JsonRpc, code));
     InboundResponse::Full(response)
 }
 

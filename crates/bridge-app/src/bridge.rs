@@ -59,6 +59,33 @@ pub struct CallInfo {
     pub error_code: Option<i64>,
 }
 
+impl CallInfo {
+    /// A call the core answered: the caller and upstream of `context`, and the error the
+    /// answer carries, if any.
+    pub(crate) fn answered(context: &Context, error_code: Option<i64>) -> Self {
+        Self {
+            caller: context.caller,
+            binding: context.binding(),
+            method: Some(context.method),
+            upstream: Some(context.upstream),
+            upstream_binding: Some(context.upstream_binding()),
+            error_code,
+        }
+    }
+
+    /// A call refused with the error of `code` before the core knew where it went.
+    pub(crate) const fn refused(caller: Revision, binding: Binding, code: i64) -> Self {
+        Self {
+            caller,
+            binding,
+            method: None,
+            upstream: None,
+            upstream_binding: None,
+            error_code: Some(code),
+        }
+    }
+}
+
 /// The translation pipeline for one configuration.
 #[derive(Debug)]
 pub struct Bridge {

@@ -252,15 +252,7 @@ impl CallerForm for GrpcCaller {
         })?;
         let encoded = codec
             .encode_response(context.method, outcome?)
-            .map_err(|error| {
-                RpcError::new(
-                    ErrorCode::InvalidAgentResponse,
-                    format!(
-                        "the upstream answer cannot be written in A2A {}: {error}",
-                        context.caller
-                    ),
-                )
-            })?;
+            .map_err(|error| crate::answer::unwritable(context.caller, &error))?;
         observe(bridge, context.upstream, context.caller, &encoded);
         let mut response = http::Response::new(Bytes::from(encoded.value));
         let headers = response.headers_mut();
@@ -269,14 +261,9 @@ impl CallerForm for GrpcCaller {
             HeaderValue::from_static("application/grpc"),
         );
         headers.insert(GRPC_STATUS, HeaderValue::from_static("0"));
-        response.extensions_mut().insert(CallInfo {
-            caller: context.caller,
-            binding: Binding::Grpc,
-            method: Some(context.method),
-            upstream: Some(context.upstream),
-            upstream_binding: Some(context.upstream_binding()),
-            error_code: None,
-        });
+        response
+            .extensions_mut()
+            .insert(CallInfo::answered(context, None));
         Ok(response)
     }
 
@@ -369,14 +356,11 @@ fn status_response(
         HeaderValue::from_static("application/grpc"),
     );
     status_headers(&status, headers);
-    response.extensions_mut().insert(CallInfo {
-        caller: revision,
-        binding: Binding::Grpc,
-        method: None,
-        upstream: None,
-        upstream_binding: None,
-        error_code: Some(error.code.code()),
-    });
+    response.extensions_mut().insert(CallInfo::refused(
+        revision,
+        Binding::Grpc,
+        error.code.code(),
+    ));
     InboundResponse::Full(response)
 }
 
