@@ -25,7 +25,7 @@ use super::proto::{
     stream_response,
 };
 use crate::path::{Losses, Path};
-use crate::wire::card::{DEFAULT_0_3_PROTOCOL_VERSION, FlowKind};
+use crate::wire::card::{FlowKind, report_dropped};
 
 /// The request message of `call`.
 pub(super) fn request(call: Call, losses: &mut Losses) -> Vec<u8> {
@@ -420,20 +420,8 @@ fn push_config(
 
 fn card(card: AgentCard, losses: &mut Losses) -> proto::AgentCard {
     let root = Path::Root;
-    if card
-        .protocol_version
-        .as_deref()
-        .is_some_and(|v| v != DEFAULT_0_3_PROTOCOL_VERSION)
-    {
-        losses.add(LossKind::FieldDropped, &root.field("protocolVersion"));
-    }
+    report_dropped(&card, losses);
     let capabilities_at = root.field("capabilities");
-    if card.capabilities.state_transition_history.is_some() {
-        losses.add(
-            LossKind::FieldDropped,
-            &capabilities_at.field("stateTransitionHistory"),
-        );
-    }
     let schemes_at = root.field("securitySchemes");
     let extensions_at = capabilities_at.field("extensions");
     let signatures_at = root.field("signatures");
@@ -593,25 +581,10 @@ fn flows(mut flows: OAuthFlows, at: &Path<'_>, losses: &mut Losses) -> proto::OA
             losses.add(LossKind::ExtraOAuthFlows, &flow_at);
             continue;
         }
-        let (authorization, token, device, pkce) = kind.has();
-        let mut keep = |has: bool, value: Option<String>, member: &'static str| {
-            let value = value.filter(|v| !v.is_empty());
-            if !has && value.is_some() {
-                losses.add(LossKind::FieldDropped, &flow_at.field(member));
-                return String::new();
-            }
-            value.unwrap_or_default()
-        };
-        let authorization_url = keep(authorization, flow.authorization_url, "authorizationUrl");
-        let token_url = keep(token, flow.token_url, "tokenUrl");
-        let device_authorization_url = keep(
-            device,
-            flow.device_authorization_url,
-            "deviceAuthorizationUrl",
-        );
-        if !pkce && flow.pkce_required == Some(true) {
-            losses.add(LossKind::FieldDropped, &flow_at.field("pkceRequired"));
-        }
+        let flow = kind.kept(flow, &flow_at, losses);
+        let authorization_url = flow.authorization_url.unwrap_or_default();
+        let token_url = flow.token_url.unwrap_or_default();
+        let device_authorization_url = flow.device_authorization_url.unwrap_or_default();
         let refresh_url = flow.refresh_url.unwrap_or_default();
         let scopes = flow.scopes.into_iter().collect();
         chosen = Some(match kind {

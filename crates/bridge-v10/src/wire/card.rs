@@ -37,7 +37,7 @@ use crate::path::{Losses, Path};
 
 /// The top-level `protocolVersion` a 0.3 encoder writes by default, and so the only value whose
 /// absence from a 1.0 card loses nothing.
-pub(crate) const DEFAULT_0_3_PROTOCOL_VERSION: &str = "0.3.0";
+const DEFAULT_0_3_PROTOCOL_VERSION: &str = "0.3.0";
 
 /// A card as decoded.
 #[derive(Debug, Deserialize)]
@@ -670,9 +670,11 @@ impl FlowsOut {
     }
 }
 
-impl FlowOut {
-    fn from_ir(kind: FlowKind, flow: OAuthFlow, at: &Path<'_>, losses: &mut Losses) -> Self {
-        let (authorization, token, device, pkce) = kind.has();
+impl FlowKind {
+    /// `flow` with only the members this kind's 1.0 message has (empty ones unset); each
+    /// member it lacks is reported at `at`.
+    pub(crate) fn kept(self, flow: OAuthFlow, at: &Path<'_>, losses: &mut Losses) -> OAuthFlow {
+        let (authorization, token, device, pkce) = self.has();
         let mut keep = |has: bool, value: Option<String>, member: &'static str| {
             let value = non_empty(value);
             if !has && value.is_some() {
@@ -681,7 +683,7 @@ impl FlowOut {
             }
             value
         };
-        let out = Self {
+        let kept = OAuthFlow {
             authorization_url: keep(authorization, flow.authorization_url, "authorizationUrl"),
             token_url: keep(token, flow.token_url, "tokenUrl"),
             device_authorization_url: keep(
@@ -691,12 +693,45 @@ impl FlowOut {
             ),
             refresh_url: non_empty(flow.refresh_url),
             scopes: flow.scopes,
-            pkce_required: pkce && flow.pkce_required == Some(true),
+            pkce_required: (pkce && flow.pkce_required == Some(true)).then_some(true),
         };
         if !pkce && flow.pkce_required == Some(true) {
             losses.add(LossKind::FieldDropped, &at.field("pkceRequired"));
         }
-        out
+        kept
+    }
+}
+
+impl FlowOut {
+    fn from_ir(kind: FlowKind, flow: OAuthFlow, at: &Path<'_>, losses: &mut Losses) -> Self {
+        let flow = kind.kept(flow, at, losses);
+        Self {
+            authorization_url: flow.authorization_url,
+            token_url: flow.token_url,
+            device_authorization_url: flow.device_authorization_url,
+            refresh_url: flow.refresh_url,
+            scopes: flow.scopes,
+            pkce_required: flow.pkce_required == Some(true),
+        }
+    }
+}
+
+/// Reports what a 1.0 card has no place for: a 0.3 `protocolVersion` other than the default,
+/// `capabilities.stateTransitionHistory`.
+pub(crate) fn report_dropped(card: &AgentCard, losses: &mut Losses) {
+    let root = Path::Root;
+    if card
+        .protocol_version
+        .as_deref()
+        .is_some_and(|v| v != DEFAULT_0_3_PROTOCOL_VERSION)
+    {
+        losses.add(LossKind::FieldDropped, &root.field("protocolVersion"));
+    }
+    if card.capabilities.state_transition_history.is_some() {
+        losses.add(
+            LossKind::FieldDropped,
+            &root.field("capabilities").field("stateTransitionHistory"),
+        );
     }
 }
 
@@ -764,20 +799,7 @@ impl CardOut {
     /// Moves `card` into its wire form.
     pub(crate) fn from_ir(card: AgentCard, losses: &mut Losses) -> Self {
         let root = Path::Root;
-        if card
-            .protocol_version
-            .as_deref()
-            .is_some_and(|v| v != DEFAULT_0_3_PROTOCOL_VERSION)
-        {
-            losses.add(LossKind::FieldDropped, &root.field("protocolVersion"));
-        }
-        let capabilities_at = root.field("capabilities");
-        if card.capabilities.state_transition_history.is_some() {
-            losses.add(
-                LossKind::FieldDropped,
-                &capabilities_at.field("stateTransitionHistory"),
-            );
-        }
+        report_dropped(&card, losses);
         let schemes_at = root.field("securitySchemes");
         Self {
             name: card.name,
