@@ -13,8 +13,6 @@
 #                   request as `VERB path[?query]`, a line end and the body; an answer or an
 #                   error as its HTTP status, a line end and the body; an event as its data
 #   decode_rest_v10 the same for *.1.0.json
-#   protojson       every HTTP+JSON body and event (both revisions' ProtoJSON), compacted, and
-#                   the params and results of the 1.0 JSON-RPC documents
 #   config          bridge.toml, and every ```toml example of docs/*.md
 #
 # The gRPC targets take protobuf and start from what their runs kept in fuzz/corpus.
@@ -73,23 +71,12 @@ for path in sorted((fixtures / "rest").glob("*/*.json")):
         if document.get("query"):
             head += "?" + document["query"]
         put(target, head.encode() + b"\n" + (b"" if body is None else compact(body)))
-        if body is not None:
-            put("protojson", compact(body))
     elif "data" in document:
         put(target, compact(document["data"]))
-        put("protojson", compact(document["data"]))
     else:
         body = document.get("body")
         text = b"" if body is None else compact(body)
         put(target, str(document["status"]).encode() + b"\n" + text)
-        if body is not None:
-            put("protojson", text)
-for path in sorted(fixtures.glob("*/*.1.0.json")):
-    document = json.loads(path.read_text())
-    if isinstance(document, dict):
-        for member in ("params", "result"):
-            if isinstance(document.get(member), dict):
-                put("protojson", compact(document[member]))
 
 put("config", (root / "bridge.toml").read_bytes())
 for doc in sorted((root / "docs").glob("*.md")):

@@ -1,5 +1,5 @@
 //! The A2A 0.3 gRPC decoders on arbitrary input: the input as every method's request and
-//! response message, and as an HTTP+JSON request path; see `common/grpc.rs`.
+//! response message, as a stream message and as status details; see `common/grpc.rs`.
 #![no_main]
 
 mod common;

@@ -339,27 +339,18 @@ async fn spawn_grpc(
         }
         None => None,
     };
-    let services = crate::runtime::grpc_services().map_err(|why| StartError::Io {
-        what: "cannot set up the gRPC services".to_owned(),
-        source: std::io::Error::other(why),
-    })?;
     let addr = grpc.listen;
     let listener = bind(addr, " for the gRPC listener").await?;
     tracing::info!(grpc = %addr, route = %grpc.route, tls = tls.is_some(), "gRPC listener (lf.a2a.v1.A2AService, a2a.v1.A2AService)");
     let service = bridge_grpc::GrpcService::new(
-        services,
-        Arc::new(crate::runtime::ViaGrpc(Arc::clone(gateway))),
-        resolved.server.max_body,
-    )
-    .native(
         crate::runtime::codecs().grpc,
         Arc::new(crate::runtime::GrpcRoute {
             gateway: Arc::clone(gateway),
             route: grpc.route.clone(),
         }),
+        resolved.server.max_body,
     )
-    .with_limits(resolved.grpc_limits)
-    .for_route(&grpc.prefix, grpc.host.as_deref());
+    .with_limits(resolved.grpc_limits);
     Ok(tokio::spawn(async move {
         if let Err(error) = service.serve(listener, tls, shutdown).await {
             tracing::error!(%error, "the gRPC listener failed");

@@ -34,7 +34,9 @@ use arc_swap::ArcSwap;
 use bridge_app::service::{Handler, InboundRequest, InboundResponse, Refusal};
 use bridge_app::settings::UpstreamSettings;
 use bridge_app::store::{MemoryStore, Store};
-use bridge_app::upstream::{Upstream, UpstreamError, UpstreamRequest, UpstreamResponse};
+use bridge_app::upstream::{
+    GrpcUpstream, Upstream, UpstreamError, UpstreamRequest, UpstreamResponse,
+};
 use bridge_app::{Bridge, CallInfo, CardCache, Codecs};
 use bridge_store_redis::RedisStore;
 use bridge_upstream::push::ReqwestPusher;
@@ -64,60 +66,6 @@ use tracing::Instrument as _;
 
 use crate::config::{Resolved, RouteConfig};
 use crate::metrics::{Metrics, RequestLabels, RouteRequests};
-
-/// The gRPC services the bridge serves: both revisions', with the error form each defines.
-///
-/// # Errors
-///
-/// When a codec's embedded descriptors do not hold its service (a build defect).
-pub fn grpc_services() -> Result<Vec<bridge_grpc::Service>, String> {
-    Ok(vec![
-        bridge_grpc::Service::new(
-            bridge_ir::Revision::V1_0,
-            bridge_v10::grpc::SERVICE,
-            bridge_v10::grpc::DESCRIPTORS,
-            bridge_grpc::ErrorForm {
-                status_of: bridge_v10::grpc::status_of,
-                message_of: |_, message| message.to_owned(),
-                details_domain: Some(bridge_v10::grpc::ERROR_DOMAIN),
-            },
-        )?,
-        bridge_grpc::Service::new(
-            bridge_ir::Revision::V0_3,
-            bridge_v03::grpc::SERVICE,
-            bridge_v03::grpc::DESCRIPTORS,
-            bridge_grpc::ErrorForm {
-                status_of: bridge_v03::grpc::status_of,
-                message_of: bridge_v03::grpc::message_of,
-                details_domain: None,
-            },
-        )?,
-    ])
-}
-
-/// The gRPC services toward agents, with how each revision's error statuses read.
-fn grpc_readings() -> Result<Vec<(bridge_grpc::Service, bridge_grpc::ErrorReading)>, String> {
-    let mut services = grpc_services()?.into_iter();
-    let (Some(v1_0), Some(v0_3)) = (services.next(), services.next()) else {
-        return Err("the gRPC services are missing".to_owned());
-    };
-    Ok(vec![
-        (
-            v0_3,
-            bridge_grpc::ErrorReading {
-                error_of: |code, message, _| bridge_v03::grpc::error_of(code, message),
-            },
-        ),
-        (
-            v1_0,
-            bridge_grpc::ErrorReading {
-                error_of: |code, message, reason| {
-                    (bridge_v10::grpc::error_of(code, reason), message.to_owned())
-                },
-            },
-        ),
-    ])
-}
 
 /// The codecs the bridge speaks through.
 #[must_use]
@@ -283,7 +231,7 @@ impl Gateway {
 
 impl Handler for Gateway {
     fn handle(&self, request: InboundRequest) -> BoxFuture<'static, InboundResponse> {
-        self.serve(request, None)
+        self.serve(request)
     }
 
     fn refuse(&self, request: &InboundRequest, refusal: Refusal) -> InboundResponse {
@@ -363,26 +311,9 @@ impl Gateway {
     }
 }
 
-/// The gateway as the gRPC listener drives it for a revision without a gRPC codec: calls
-/// arrive in their HTTP+JSON form, and are logged and counted under the binding they came in
-/// on.
-#[derive(Debug, Clone)]
-pub struct ViaGrpc(pub Arc<Gateway>);
-
-impl Handler for ViaGrpc {
-    fn handle(&self, request: InboundRequest) -> BoxFuture<'static, InboundResponse> {
-        self.0.serve(request, Some(bridge_ir::Binding::Grpc))
-    }
-}
-
 impl Gateway {
-    /// Answers one request; `via` names the binding it came in on when that is not the one
-    /// its form says (a gRPC call transcoded to HTTP+JSON).
-    fn serve(
-        &self,
-        mut request: InboundRequest,
-        via: Option<bridge_ir::Binding>,
-    ) -> BoxFuture<'static, InboundResponse> {
+    /// Answers one HTTP request.
+    fn serve(&self, mut request: InboundRequest) -> BoxFuture<'static, InboundResponse> {
         let table = self.current();
         let request_id = request_id(&mut request.headers);
         let host = request
@@ -419,12 +350,6 @@ impl Gateway {
                 .instrument(span.clone())
                 .await;
             let (status, info) = answered(&mut response, request_id);
-            let info = info.map(|mut info| {
-                if let Some(binding) = via {
-                    info.binding = binding;
-                }
-                info
-            });
             record_answer(
                 &span,
                 &requests,
@@ -738,8 +663,9 @@ impl Wiring {
                 },
             };
             let pusher = route_pusher(before, &resolved, &config.name, &store, metrics)?;
-            let port = route_port(&upstream, &grpc_channels, config)?;
+            let (port, grpc) = route_ports(&upstream, &grpc_channels, config)?;
             let bridge = Bridge::new(config.settings.clone(), codecs(), port, Arc::clone(&cards))
+                .with_grpc(grpc)
                 .with_observer(metrics.observer(&config.name))
                 .with_stream_counter(Arc::clone(&streams))
                 .with_store(Arc::clone(&store))
@@ -772,15 +698,24 @@ impl Wiring {
     }
 }
 
-/// The port a route's bridge calls its agent through: the HTTP client, behind the gRPC adapter
-/// (gRPC agents, over `channels`), behind the route's own headers when it has some.
-fn route_port(
+/// A route's HTTP and gRPC ports.
+type RoutePorts = (Arc<dyn Upstream>, Arc<dyn GrpcUpstream>);
+
+/// The ports a route's bridge calls its agent through: the HTTP client and the gRPC client
+/// (over `channels`), each adding the route's own headers when it has some.
+fn route_ports(
     upstream: &Arc<HyperUpstream>,
     channels: &bridge_grpc::Channels,
     config: &RouteConfig,
-) -> Result<Arc<dyn Upstream>, BuildError> {
-    let http: Arc<dyn Upstream> = Arc::clone(upstream) as Arc<dyn Upstream>;
-    // gRPC agents are called through the gRPC adapter, everything else over HTTP.
+) -> Result<RoutePorts, BuildError> {
+    let http: Arc<dyn Upstream> = if config.headers.is_empty() {
+        Arc::clone(upstream) as Arc<dyn Upstream>
+    } else {
+        Arc::new(WithHeaders::new(
+            Arc::clone(upstream) as Arc<dyn Upstream>,
+            config.headers.clone(),
+        ))
+    };
     let extra_ca = config
         .client
         .extra_ca_file
@@ -790,19 +725,13 @@ fn route_port(
                 .map_err(|e| BuildError::Grpc(format!("upstream.ca_file {}: {e}", path.display())))
         })
         .transpose()?;
-    let grpc: Arc<dyn Upstream> = Arc::new(
-        bridge_grpc::GrpcUpstream::new(http, grpc_readings().map_err(BuildError::Grpc)?, codecs())
-            .with_extra_ca(extra_ca)
-            .with_connect_timeout(config.client.connect_timeout)
-            .with_channels(channels.clone())
-            .with_max_message(config.settings.limits.upstream_body),
-    );
-    let port: Arc<dyn Upstream> = if config.headers.is_empty() {
-        grpc
-    } else {
-        Arc::new(WithHeaders::new(grpc, config.headers.clone()))
-    };
-    Ok(port)
+    let grpc = bridge_grpc::GrpcClient::new()
+        .with_extra_ca(extra_ca)
+        .with_connect_timeout(config.client.connect_timeout)
+        .with_channels(channels.clone())
+        .with_max_message(config.settings.limits.upstream_body)
+        .with_headers(config.headers.clone());
+    Ok((http, Arc::new(grpc)))
 }
 
 /// The route's push adapter: the previous generation's (with the deliveries it holds) while the

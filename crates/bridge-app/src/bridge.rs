@@ -5,11 +5,12 @@
 //!   before it was answered (for its [`CallInfo`]).
 //! - `CallerForm` and `AgentForm`: the two halves a binding adds to the core, so that no
 //!   module of the core matches on a binding: how a caller of that binding is answered (unary
-//!   answers, refusals, stream frames) and how an agent of that binding is called (the request,
-//!   the reading of its answer, the form of its stream events). An inbound adapter names its
+//!   answers, refusals, stream frames) and how an agent of that binding is called (the call sent,
+//!   its answer and its stream events read back into the IR). An inbound adapter names its
 //!   caller form in the `Caller` it hands the core (the forms of the HTTP bindings are in
-//!   `answer`); the upstream's agent form is looked up once per call from the binding
-//!   its card names (`hop::agent_form`, beside the agent forms).
+//!   `answer`, gRPC's in `grpc`); the upstream's agent form (`agent`: one per binding, each
+//!   sending the IR call through its port and reading the answer back into the IR) is looked
+//!   up once per call from the binding its card names (`agent::agent_form`).
 //! - The policy seam: every call of every binding passes through it as IR, with its caller, once
 //!   an inbound adapter decoded it and before the core dispatches it. It is a tower `Service`
 //!   over [`CoreCall`] ([`CoreService`]): the core at the bottom (validation, dispatch, the
@@ -92,6 +93,7 @@ pub struct Bridge {
     pub(crate) settings: Settings,
     pub(crate) codecs: Codecs,
     pub(crate) upstream: Arc<dyn Upstream>,
+    pub(crate) grpc: Arc<dyn crate::upstream::GrpcUpstream>,
     pub(crate) cards: Arc<CardCache>,
     pub(crate) observer: Arc<dyn Observer>,
     pub(crate) open_streams: Arc<AtomicUsize>,
@@ -118,6 +120,7 @@ impl Bridge {
             settings,
             codecs,
             upstream,
+            grpc: Arc::new(crate::upstream::NoGrpc),
             cards,
             observer: Arc::new(LogLosses),
             open_streams: Arc::new(AtomicUsize::new(0)),
@@ -125,6 +128,13 @@ impl Bridge {
             pusher: Arc::new(crate::delivery::NoPusher),
             core: None,
         }
+    }
+
+    /// Calls gRPC agents through `grpc`; the default refuses every gRPC call.
+    #[must_use]
+    pub fn with_grpc(mut self, grpc: Arc<dyn crate::upstream::GrpcUpstream>) -> Self {
+        self.grpc = grpc;
+        self
     }
 
     /// Keeps what the bridge remembers (the task index) in `store`, shared with other
@@ -319,7 +329,7 @@ pub(crate) struct Context {
     pub caller_headers: HeaderMap,
     pub upstream: Revision,
     /// How the upstream is called.
-    pub agent: &'static dyn AgentForm,
+    pub agent: &'static dyn crate::agent::AgentForm,
     pub call_url: String,
     /// Whose tasks this call may list (`crate::store`).
     pub scope: String,
@@ -422,42 +432,6 @@ pub(crate) trait CallerForm: std::fmt::Debug + Send + Sync {
 
     /// The stream frame that ends a stream with `error`.
     fn error_frame(&self, bridge: &Bridge, context: &Context, error: RpcError) -> Bytes;
-}
-
-/// How an agent of one binding is called.
-pub(crate) trait AgentForm: std::fmt::Debug + Send + Sync {
-    /// The binding this form calls over.
-    fn binding(&self) -> Binding;
-
-    /// The call as the agent's request: HTTP method, URL and body.
-    ///
-    /// # Errors
-    ///
-    /// The refusal of a call the agent's revision or binding cannot carry.
-    fn request(
-        &self,
-        bridge: &Bridge,
-        context: &Context,
-        call: Call,
-    ) -> Result<(http::Method, String, Vec<u8>), RpcError>;
-
-    /// The agent's unary answer, read into the IR.
-    ///
-    /// # Errors
-    ///
-    /// The agent's own error, or `InvalidAgentResponse` naming what was wrong with the answer.
-    fn read_answer(
-        &self,
-        bridge: &Bridge,
-        context: &Context,
-        method: Method,
-        status: StatusCode,
-        headers: &HeaderMap,
-        body: &[u8],
-    ) -> Result<Reply, RpcError>;
-
-    /// Whether the agent's stream events come in the HTTP+JSON form (else JSON-RPC results).
-    fn rest_events(&self) -> bool;
 }
 
 // --- The policy seam (see the module docs) ----------------------------------------------------

@@ -485,6 +485,30 @@ pub trait GrpcCodec: Send + Sync + std::fmt::Debug {
     /// `error` as the revision's gRPC status; under `code` instead of the one the revision
     /// gives the error, when given (a transport refusal: `UNAUTHENTICATED`).
     fn encode_error(&self, error: &RpcError, code: Option<i32>) -> GrpcStatus;
+
+    /// The rpc of the service that carries `method`, or `None` when the revision has none.
+    fn rpc_of(&self, method: Method) -> Option<&'static str>;
+
+    /// The request message of `call`, toward an agent, and what the revision could not say
+    /// of it.
+    fn encode_request(&self, call: Call) -> Translated<Vec<u8>>;
+
+    /// The reply in an agent's response message of `method`.
+    ///
+    /// # Errors
+    ///
+    /// [`DecodeError`] naming the message or the field that is not what `method` answers.
+    fn decode_response(&self, method: Method, message: &[u8]) -> Result<Reply, DecodeError>;
+
+    /// The event in one of an agent's stream messages.
+    ///
+    /// # Errors
+    ///
+    /// [`DecodeError`] when the message holds no event of the revision.
+    fn decode_event(&self, message: &[u8]) -> Result<StreamEvent, DecodeError>;
+
+    /// The A2A error an agent's status stands for.
+    fn decode_error(&self, status: &GrpcStatus) -> RpcError;
 }
 
 /// The codec of each revision and binding, injected by the binary so this crate never names a

@@ -7,6 +7,7 @@
 //! [`upstream::Upstream`] for the outbound hop, [`service::Handler`] for the inbound server —
 //! and does no I/O of its own.
 
+mod agent;
 mod answer;
 mod auth;
 pub mod bridge;
@@ -15,7 +16,6 @@ pub mod codec;
 mod delivery;
 pub mod grpc;
 pub mod headers;
-mod hop;
 mod inbound;
 mod index;
 pub mod list;

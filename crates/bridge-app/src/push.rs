@@ -29,9 +29,9 @@ use bridge_ir::{
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, StatusCode, header};
 
+use crate::agent::forward;
 use crate::answer::plain;
 use crate::bridge::{Bridge, Context};
-use crate::hop::forward;
 use crate::service::{InboundRequest, InboundResponse};
 
 pub use crate::delivery::{
@@ -407,7 +407,7 @@ async fn translated(
         .of(agent)
         .decode_event(body)
         .map_err(|e| bad_body(e.to_string()))?;
-    if let Some(what) = crate::hop::unidentified_event(&event) {
+    if let Some(what) = crate::agent::unidentified_event(&event) {
         return Err(bad_body(format!("it is {what}")));
     }
     // A task passing from a 0.3 agent keeps the task index current, as every other one does.
@@ -437,7 +437,7 @@ async fn translated(
     let event = match event {
         StreamEvent::Task(_) => event,
         _ if registration.subscriber == Revision::V0_3 => {
-            let task = crate::hop::read_task(bridge, context, &task_id, None)
+            let task = crate::agent::read_task(bridge, context, &task_id, None)
                 .await
                 .map_err(|e| {
                     (

@@ -24,10 +24,10 @@ use bridge_ir::{
 use futures_util::future::BoxFuture;
 use http::{HeaderMap, StatusCode};
 
+use crate::agent::{forward, read_task};
 use crate::answer::{refuse, respond};
 use crate::auth::{scope_of, without_gateway_credentials};
 use crate::bridge::{Bridge, Caller, Context, CoreCall, Entry, Seen};
-use crate::hop::{forward, read_task};
 use crate::index::index_task;
 use crate::service::InboundResponse;
 use crate::target::upstream_target;
@@ -132,7 +132,7 @@ async fn validated(
         ),
         caller_headers: without_gateway_credentials(bridge.settings.auth.as_ref(), headers),
         upstream,
-        agent: crate::hop::agent_form(upstream_binding),
+        agent: crate::agent::agent_form(upstream_binding),
         call_url,
     };
     if let Some(card) = &card

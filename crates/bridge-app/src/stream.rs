@@ -1,9 +1,10 @@
-//! Streams: SSE translated event by event as it arrives, never collected.
+//! Streams: translated event by event as they arrive, never collected.
 //!
-//! The upstream body is split into events as chunks arrive ([`bridge_wire::sse::SseSplitter`]); each
-//! event is decoded with the upstream's codec, adjusted, encoded with the caller's, and sent as
-//! one SSE frame carrying the caller's request id. Nothing is buffered beyond the event being
-//! read, so the first event reaches the caller before the agent has finished.
+//! The agent's form reads its answer into IR events as it arrives (`crate::agent`: an SSE body
+//! split as its chunks come, gRPC stream messages one by one); each event is adjusted, encoded
+//! in the caller's form and sent as one frame of the caller's binding (an SSE event carrying
+//! the caller's request id, a gRPC message). Nothing is buffered beyond the event being read,
+//! so the first event reaches the caller before the agent has finished.
 //!
 //! # Where the revisions differ (wire diff §3.7, §3.8, §7.3, §7.4)
 //!
@@ -60,11 +61,9 @@ use bytes::{Bytes, BytesMut};
 use futures_util::StreamExt;
 use http::{HeaderValue, StatusCode, header};
 
+use crate::agent::{AgentEvents, Upcoming};
 use crate::bridge::{Bridge, Context};
 use crate::service::InboundResponse;
-use crate::upstream::{ByteStream, Deadline, UpstreamResponse};
-use bridge_wire::jsonrpc;
-use bridge_wire::sse::SseSplitter;
 
 /// Opens the upstream stream for `call` and answers with the translated stream, or with a
 /// JSON-RPC error when the call is refused before any event.
@@ -92,20 +91,11 @@ pub(crate) async fn open(
         Call::SubscribeToTask(params) => Some((params.id.clone(), String::new())),
         _ => None,
     };
-    let deadline = Deadline::Stream {
-        head: bridge.settings.timeouts.stream_head,
-        idle: bridge.settings.timeouts.stream_idle,
-    };
-    let response = match crate::hop::send(bridge, &context, call, deadline).await {
-        Ok(response) => response,
+    let opened = match context.agent.open(bridge, &context, call).await {
+        Ok(opened) => opened,
         Err(error) => return crate::answer::refuse(bridge, &context, error),
     };
-    let is_sse = response
-        .headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.trim_start().starts_with("text/event-stream"));
-    let extensions = crate::headers::toward_caller(&response.headers, context.caller);
+    let extensions = crate::headers::toward_caller(&opened.headers, context.caller);
     let context_caller = context.caller;
     let binding = context.binding();
     let mut translator = Translator::new(bridge, context, method, subscribed, snapshot.is_some());
@@ -113,23 +103,11 @@ pub(crate) async fn open(
     if let Some(event) = snapshot {
         pending.extend(translator.event(event));
     }
-    let source = if is_sse && response.status.is_success() {
-        Source::Upstream(response.body)
-    } else {
-        let error = refusal_of(bridge, &translator.context, method, response).await;
-        let (frames, followed) = translator.upstream_refused(error).await;
-        pending.extend(frames);
-        if followed {
-            Source::Follow
-        } else {
-            Source::Done
-        }
-    };
+    let source = Source::Upstream(opened.events);
     let farewell = farewell(bridge, &translator.context);
     let mut state = State {
         _slot: slot,
         source,
-        splitter: SseSplitter::new(bridge.settings.limits.sse_event),
         pending,
         translator,
     };
@@ -188,29 +166,6 @@ fn no_stream() -> RpcError {
         ErrorCode::InvalidAgentResponse,
         "the upstream answered a streaming call with a single result instead of an SSE stream",
     )
-}
-
-/// Why the upstream answered a streaming call without a stream: its error, or what was wrong.
-async fn refusal_of(
-    bridge: &Bridge,
-    context: &Context,
-    method: Method,
-    response: UpstreamResponse,
-) -> RpcError {
-    match crate::upstream::collect(response.body, bridge.settings.limits.upstream_body).await {
-        Ok(body) => match crate::hop::read_upstream_answer(
-            bridge,
-            context,
-            method,
-            response.status,
-            &response.headers,
-            &body,
-        ) {
-            Err(error) => error,
-            Ok(_) => no_stream(),
-        },
-        Err(error) => RpcError::new(ErrorCode::InvalidAgentResponse, error.to_string()),
-    }
 }
 
 /// Turns upstream events into caller frames.
@@ -386,7 +341,7 @@ impl Translator {
             tenant: None,
         });
         Some(
-            match crate::hop::forward(&self.bridge, &lookup, call).await.0 {
+            match crate::agent::forward(&self.bridge, &lookup, call).await.0 {
                 Ok(Reply::Task(task)) => Ok(task),
                 Ok(other) => Err(RpcError::new(
                     ErrorCode::InvalidAgentResponse,
@@ -497,40 +452,26 @@ impl Translator {
         }
     }
 
-    /// The frames for one upstream SSE event of an HTTP+JSON stream: a bare event, or (named
-    /// `error`) the agent's error.
-    async fn rest_data(&mut self, event: &bridge_wire::sse::SseEvent) -> (Vec<Bytes>, bool) {
-        let upstream = self.context.upstream;
-        let Some(codec) = self.bridge.codecs.rest_of(upstream).cloned() else {
-            return (vec![self.error(no_stream())], false);
-        };
-        let invalid = |why: String| RpcError::new(ErrorCode::InvalidAgentResponse, why);
-        if event.event.as_deref() == Some("error") {
-            return match codec.decode_error(500, &event.data) {
-                Ok(error) => self.upstream_refused(error).await,
-                Err(e) => (
-                    vec![self.error(invalid(format!(
-                        "an upstream stream error is not a valid A2A {upstream} HTTP+JSON error: {e}"
-                    )))],
-                    false,
-                ),
-            };
-        }
-        match codec.decode_event(&event.data) {
-            Ok(event) if let Some(what) = crate::hop::unidentified_event(&event) => (
-                vec![self.error(invalid(format!("an upstream stream event is {what}")))],
-                false,
-            ),
-            Ok(event) => {
+    /// The frames for one thing the upstream's stream said; `true` when the task is to be
+    /// followed next.
+    async fn upcoming(&mut self, item: Upcoming) -> (Vec<Bytes>, bool) {
+        match item {
+            Upcoming::Event(event) => {
                 self.index(&event).await;
                 (self.event(event), false)
             }
-            Err(e) => (
-                vec![self.error(invalid(format!(
-                    "an upstream stream event is not a valid A2A {upstream} event: {e}"
-                )))],
+            Upcoming::Refused(error) => self.upstream_refused(error).await,
+            // An agent may give up a subscription by breaking the connection (a2a-sdk 0.3's
+            // REST server aborts the body): the task is followed if it is still running.
+            Upcoming::Broken(error) if self.subscription => {
+                self.upstream_refused(crate::agent::upstream_failure(&error))
+                    .await
+            }
+            Upcoming::Broken(error) => (
+                vec![self.error(crate::agent::upstream_failure(&error))],
                 false,
             ),
+            Upcoming::Invalid(error) => (vec![self.error(error)], false),
         }
     }
 
@@ -557,76 +498,6 @@ impl Translator {
         crate::index::record_entry(&self.bridge, &self.context, entry.clone()).await;
         self.indexed = Some(entry);
     }
-
-    /// The frames for one upstream SSE event's data.
-    async fn data(&mut self, data: &[u8]) -> (Vec<Bytes>, bool) {
-        let codec = Arc::clone(self.bridge.codecs.of(self.context.upstream));
-        let upstream = self.context.upstream;
-        let invalid = |why: String| RpcError::new(ErrorCode::InvalidAgentResponse, why);
-        // Outer `Err`: the outcome does not decode; inner `Err`: the upstream's own error.
-        let decode = |outcome: Result<jsonrpc::RawJson<'_>, jsonrpc::RawJson<'_>>| match outcome {
-            Err(error) => codec
-                .decode_error(error.get().as_bytes())
-                .map(Err)
-                .map_err(|e| {
-                    invalid(format!(
-                        "an upstream stream error is not a valid A2A {upstream} error: {e}"
-                    ))
-                }),
-            Ok(result) => codec
-                .decode_event(result.get().as_bytes())
-                .map(Ok)
-                .map_err(|e| {
-                    invalid(format!(
-                        "an upstream stream event is not a valid A2A {upstream} event: {e}"
-                    ))
-                }),
-        };
-        // The event's `result` is read by its codec only; anything refused before it decodes
-        // is checked against a strict read first (see `jsonrpc::parse_response_lazy`).
-        let mut envelope = match jsonrpc::parse_response_lazy(data) {
-            Ok(envelope) => envelope,
-            Err(why) => return (vec![self.error(not_json_rpc(&why))], false),
-        };
-        let mut decoded = decode(envelope.outcome);
-        let unchecked = !envelope.outcome.unwrap_or_else(|e| e).is_checked();
-        if unchecked && (decoded.is_err() || envelope.id != self.context.id) {
-            match jsonrpc::parse_response(data) {
-                Err(why) => return (vec![self.error(not_json_rpc(&why))], false),
-                Ok(strict) => {
-                    decoded = decode(strict.outcome);
-                    envelope = strict;
-                }
-            }
-        }
-        if envelope.id != self.context.id {
-            let error = invalid(format!(
-                "an upstream stream event carries id {}, not the request's {}",
-                envelope.id, self.context.id
-            ));
-            return (vec![self.error(error)], false);
-        }
-        match decoded {
-            Ok(Ok(event)) if let Some(what) = crate::hop::unidentified_event(&event) => (
-                vec![self.error(invalid(format!("an upstream stream event is {what}")))],
-                false,
-            ),
-            Ok(Ok(event)) => {
-                self.index(&event).await;
-                (self.event(event), false)
-            }
-            Ok(Err(error)) => self.upstream_refused(error).await,
-            Err(error) => (vec![self.error(error)], false),
-        }
-    }
-}
-
-/// The error for an upstream event that is not a JSON-RPC response.
-fn not_json_rpc(why: &str) -> RpcError {
-    RpcError::new(
-        ErrorCode::InvalidAgentResponse,
-        format!("an upstream stream event is not valid JSON-RPC: {why}"),
-    )
 }
 
 /// The task an event is about, with its context id.
@@ -697,8 +568,8 @@ impl Drop for StreamSlot {
 
 /// Where the stream's events come from now.
 enum Source {
-    /// The upstream's SSE body.
-    Upstream(ByteStream),
+    /// The upstream's answer, read into the IR.
+    Upstream(AgentEvents),
     /// Reads of a task the bridge follows.
     Follow,
     /// Nothing more.
@@ -708,7 +579,6 @@ enum Source {
 struct State {
     _slot: StreamSlot,
     source: Source,
-    splitter: SseSplitter,
     pending: VecDeque<Bytes>,
     translator: Translator,
 }
@@ -802,64 +672,25 @@ impl State {
         false
     }
 
-    /// Takes what the upstream body gave; `true` when it was a chunk and the stream goes on
-    /// reading the body.
-    async fn upstream(
-        &mut self,
-        item: Option<Result<Bytes, crate::upstream::UpstreamError>>,
-    ) -> bool {
-        match item {
-            None => {
-                let (frames, followed) = self.translator.closed_early().await;
-                self.then(frames, followed)
+    /// Takes what one read of the upstream's answer gave; `true` when the stream goes on
+    /// reading it.
+    async fn upstream(&mut self, item: Option<Vec<Upcoming>>) -> bool {
+        let Some(items) = item else {
+            let (frames, followed) = self.translator.closed_early().await;
+            return self.then(frames, followed);
+        };
+        for item in items {
+            let (frames, followed) = self.translator.upcoming(item).await;
+            self.pending.extend(frames);
+            if followed {
+                self.source = Source::Follow;
+                return false;
             }
-            Some(Err(error)) if self.translator.subscription => {
-                // An agent may give up a subscription by breaking the connection
-                // (a2a-sdk 0.3's REST server aborts the body): follow the task if it
-                // is still running.
-                let failure = crate::hop::upstream_failure(&error);
-                let (frames, followed) = self.translator.upstream_refused(failure).await;
-                self.then(frames, followed)
+            if self.translator.ended {
+                return false;
             }
-            Some(Err(error)) => {
-                self.source = Source::Done;
-                let frame = self.translator.error(crate::hop::upstream_failure(&error));
-                self.pending.push_back(frame);
-                false
-            }
-            Some(Ok(chunk)) => match self.splitter.push_bytes(&chunk) {
-                Ok(events) => {
-                    for event in events {
-                        let (frames, followed) = if self.translator.context.agent.rest_events() {
-                            self.translator.rest_data(&event).await
-                        } else {
-                            self.translator.data(&event.data).await
-                        };
-                        self.pending.extend(frames);
-                        if followed {
-                            self.source = Source::Follow;
-                            return false;
-                        }
-                        if self.translator.ended {
-                            return false;
-                        }
-                    }
-                    true
-                }
-                Err(too_large) => {
-                    self.source = Source::Done;
-                    let frame = self.translator.error(RpcError::new(
-                        ErrorCode::InvalidAgentResponse,
-                        format!(
-                            "an upstream stream event exceeds the {}-byte limit",
-                            too_large.limit
-                        ),
-                    ));
-                    self.pending.push_back(frame);
-                    false
-                }
-            },
         }
+        true
     }
 }
 

@@ -52,7 +52,7 @@ pub(crate) async fn context_for_agent(
         method: Method::GetTask,
         caller_headers: HeaderMap::new(),
         upstream,
-        agent: crate::hop::agent_form(upstream_binding),
+        agent: crate::agent::agent_form(upstream_binding),
         call_url,
         scope: registration.scope.clone(),
     })

@@ -1,10 +1,11 @@
-//! The upstream port: one HTTP exchange with the agent the bridge fronts.
+//! The upstream ports: one HTTP exchange ([`Upstream`]) or one gRPC call ([`GrpcUpstream`])
+//! with the agent the bridge fronts.
 //!
 //! The application decides what to send and reads what comes back; the adapters (hyper-util's
-//! pooled client in `bridge-upstream`, and `bridge-grpc`'s client for `grpc://` agents in front
-//! of it) own connections, TLS, redirects (never followed), and every timer: the
-//! connect timeout, the total deadline of a unary call and the idle timeout of a stream. Keeping
-//! timers in the adapter keeps this crate free of any async runtime.
+//! pooled client in `bridge-upstream`, `bridge-grpc`'s tonic channels) own connections, TLS,
+//! redirects (never followed), and every timer: the connect timeout, the total deadline of a
+//! unary call and the idle timeout of a stream. Keeping timers in the adapters keeps this crate
+//! free of any async runtime.
 //!
 //! # Lifecycle
 //!
@@ -87,6 +88,9 @@ pub enum UpstreamError {
     /// The request could not be built (a bad URL or header).
     #[error("upstream request invalid: {0}")]
     Request(String),
+    /// The agent sent a message over the size limit (`limits.upstream_body`).
+    #[error("the upstream answer exceeds the {0}-byte limit")]
+    TooLarge(usize),
 }
 
 /// The outbound HTTP hop.
@@ -100,6 +104,82 @@ pub trait Upstream: Send + Sync + std::fmt::Debug {
     /// Resolves after `period`: the pause between two reads of a task the bridge follows for a
     /// subscriber. The adapter owns this timer as it owns every other.
     fn wait(&self, period: Duration) -> BoxFuture<'static, ()>;
+}
+
+/// One call toward an agent that speaks gRPC: the rpc already chosen, its request message
+/// already written by the revision's codec.
+#[derive(Debug, Clone)]
+pub struct GrpcRequest {
+    /// The agent's `host:port`.
+    pub target: String,
+    /// Whether the channel runs over TLS.
+    pub tls: bool,
+    /// The rpc's path, `/<service>/<rpc>`.
+    pub path: String,
+    /// Whether the rpc streams its answer.
+    pub streaming: bool,
+    /// The request's headers, to travel as metadata (the adapter leaves out HTTP framing ones).
+    pub metadata: http::HeaderMap,
+    /// The request message.
+    pub message: Bytes,
+    /// What deadline applies.
+    pub deadline: Deadline,
+}
+
+/// One thing a gRPC agent's answer carries, in order: messages, then at most one status that
+/// is not `OK` (the agent's error), after which nothing comes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GrpcItem {
+    /// A response message.
+    Message(Bytes),
+    /// The status the agent ended the call with, not `OK`.
+    Status(crate::codec::GrpcStatus),
+}
+
+/// A gRPC answer's messages and closing status, as they arrive.
+pub type GrpcItems = Pin<Box<dyn Stream<Item = Result<GrpcItem, UpstreamError>> + Send>>;
+
+/// What a gRPC agent answered: its response metadata and what follows.
+pub struct GrpcResponse {
+    /// The response metadata, as HTTP headers.
+    pub metadata: http::HeaderMap,
+    /// The messages and the closing status. A unary call's arrive once the call is over.
+    pub items: GrpcItems,
+}
+
+impl std::fmt::Debug for GrpcResponse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GrpcResponse")
+            .field("metadata", &self.metadata)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The outbound gRPC hop: channels, TLS, HTTP/2 and the deadlines belong to the adapter;
+/// what the messages say belongs to the revision's codec.
+pub trait GrpcUpstream: Send + Sync + std::fmt::Debug {
+    /// Calls the agent and resolves with the answer's metadata once the agent has answered
+    /// (a unary call: its whole answer; a stream: its head). The agent's own error comes as a
+    /// [`GrpcItem::Status`]; a call that never reached the agent or did not end in time, as
+    /// the [`UpstreamError`].
+    fn call(&self, request: GrpcRequest)
+    -> BoxFuture<'static, Result<GrpcResponse, UpstreamError>>;
+}
+
+/// The gRPC hop of a bridge that has none: every call is refused.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoGrpc;
+
+impl GrpcUpstream for NoGrpc {
+    fn call(
+        &self,
+        request: GrpcRequest,
+    ) -> BoxFuture<'static, Result<GrpcResponse, UpstreamError>> {
+        Box::pin(std::future::ready(Err(UpstreamError::Request(format!(
+            "no gRPC client is configured to call {}",
+            request.target
+        )))))
+    }
 }
 
 /// Why a body could not be collected.

@@ -1,43 +1,33 @@
-//! The gRPC client toward an agent that speaks gRPC: an `Upstream` adapter around the HTTP one.
+//! The gRPC client toward an agent that speaks gRPC: the application's
+//! [`GrpcUpstream`](bridge_app::upstream::GrpcUpstream) port over tonic.
 //!
-//! The pipeline calls a gRPC agent in the HTTP+JSON form of each call, to a
-//! `grpc://host:port/<path>` URL (`grpcs://` when the card's interface URL is `https://`: TLS,
-//! the system's roots and `upstream.ca_file` trusted). This adapter finds the method whose HTTP rule matches (the
-//! service of the revision whose paths these are), builds its request message, and calls the
-//! agent over HTTP/2 (tonic); the answer comes back in the HTTP+JSON form the pipeline reads: a
-//! response message as its `ProtoJSON`, a stream's messages as SSE events, an error status as
-//! the revision's HTTP+JSON error (`RestCodec::encode_error`) with its status. Every other
-//! request (cards, JSON-RPC and HTTP+JSON agents) goes to the HTTP adapter unchanged. Deadlines
-//! are the `Deadline`'s, as over HTTP; dropping the answer's body cancels the call.
+//! The application hands over the rpc's path, its request message (written by the revision's
+//! codec) and the metadata; this adapter owns the channels (one per target and TLS choice,
+//! kept across calls and configuration generations), TLS (the system's roots and
+//! `upstream.ca_file` trusted), the deadlines, the size limit of the agent's messages and the
+//! calls sent again when the agent never took them (a GOAWAY, `REFUSED_STREAM`). What comes back
+//! is the answer's metadata, its messages and the status the agent ended with when not `OK`,
+//! for the codec to read; a call that never reached the agent or did not end in time is the
+//! [`UpstreamError`]. Dropping the answer's items cancels the call.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use bridge_app::Codecs;
+use bridge_app::codec::GrpcStatus;
 use bridge_app::upstream::{
-    ByteStream, Deadline, Upstream, UpstreamError, UpstreamRequest, UpstreamResponse,
+    Deadline, GrpcItem, GrpcItems, GrpcRequest, GrpcResponse, GrpcUpstream, UpstreamError,
 };
-use bridge_ir::{ErrorCode, RpcError};
 use bytes::Bytes;
 use futures_util::StreamExt as _;
 use futures_util::future::BoxFuture;
-use http::{HeaderMap, HeaderValue, StatusCode, header};
-use prost_reflect::MethodDescriptor;
+use http::HeaderMap;
 use tonic::transport::{Channel, Endpoint};
 
 use crate::server::RawCodec;
-use crate::transcode::Service;
 
-/// The largest message read from a gRPC agent by default (`GrpcUpstream::with_max_message`).
+/// The largest message read from a gRPC agent by default (`GrpcClient::with_max_message`).
 const MAX_MESSAGE: usize = 16 * 1024 * 1024;
-
-/// How one revision reads a gRPC error status back into an A2A error.
-#[derive(Debug, Clone, Copy)]
-pub struct ErrorReading {
-    /// The error and message of a status code, its message and its `ErrorInfo` reason.
-    pub error_of: fn(i32, &str, Option<&str>) -> (ErrorCode, String),
-}
 
 /// How long a connection to a gRPC agent may take by default (`upstream.connect_timeout`, as
 /// over HTTP).
@@ -45,7 +35,7 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The channels to gRPC agents, one per target and TLS choice, each made once and kept (a
 /// channel reconnects by itself). A configuration reload that leaves the connection settings as
-/// they were hands the table to the next generation's adapter ([`GrpcUpstream::with_channels`]),
+/// they were hands the table to the next generation's adapter ([`GrpcClient::with_channels`]),
 /// so its calls go on over the connections already open, as over the HTTP pools.
 #[derive(Debug, Clone, Default)]
 pub struct Channels(Arc<Mutex<HashMap<(String, bool), Channel>>>);
@@ -59,46 +49,36 @@ impl Channels {
 }
 
 /// The adapter.
-pub struct GrpcUpstream {
-    http: Arc<dyn Upstream>,
-    services: Arc<Vec<(Service, ErrorReading)>>,
-    codecs: Codecs,
+#[derive(Debug, Clone)]
+pub struct GrpcClient {
     channels: Channels,
     extra_ca: Option<Vec<u8>>,
     connect_timeout: Duration,
     max_message: usize,
+    headers: HeaderMap,
 }
 
-impl std::fmt::Debug for GrpcUpstream {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GrpcUpstream")
-            .field("http", &self.http)
-            .finish_non_exhaustive()
+impl Default for GrpcClient {
+    fn default() -> Self {
+        Self::new()
     }
 }
 
-impl GrpcUpstream {
-    /// Calls gRPC agents through `services` (each with how its errors read), everything else
-    /// through `http`; `codecs` write the HTTP+JSON errors.
+impl GrpcClient {
+    /// A client with a table of channels of its own and the default settings.
     #[must_use]
-    pub fn new(
-        http: Arc<dyn Upstream>,
-        services: Vec<(Service, ErrorReading)>,
-        codecs: Codecs,
-    ) -> Self {
+    pub fn new() -> Self {
         Self {
-            http,
-            services: Arc::new(services),
-            codecs,
             channels: Channels::default(),
             extra_ca: None,
             connect_timeout: CONNECT_TIMEOUT,
             max_message: MAX_MESSAGE,
+            headers: HeaderMap::new(),
         }
     }
 
     /// Reads no agent message over `bytes` (`limits.upstream_body`, as over HTTP): a larger one
-    /// is the agent's invalid response, naming the limit.
+    /// is [`UpstreamError::TooLarge`].
     #[must_use]
     pub const fn with_max_message(mut self, bytes: usize) -> Self {
         self.max_message = bytes;
@@ -134,6 +114,14 @@ impl GrpcUpstream {
         self
     }
 
+    /// Sends `headers` as metadata on every call, in place of any the call carries under the
+    /// same names (a route's configured headers, as over HTTP).
+    #[must_use]
+    pub fn with_headers(mut self, headers: HeaderMap) -> Self {
+        self.headers = headers;
+        self
+    }
+
     /// The channel to `target` (`host:port`; over TLS when `tls`), made once and kept (it
     /// reconnects by itself).
     fn channel(&self, target: &str, tls: bool) -> Result<Channel, UpstreamError> {
@@ -166,82 +154,55 @@ impl GrpcUpstream {
     }
 }
 
-impl Upstream for GrpcUpstream {
-    fn send(
+impl GrpcUpstream for GrpcClient {
+    fn call(
         &self,
-        request: UpstreamRequest,
-    ) -> BoxFuture<'static, Result<UpstreamResponse, UpstreamError>> {
-        let (rest, tls) = match (
-            request.url.strip_prefix("grpc://"),
-            request.url.strip_prefix("grpcs://"),
-        ) {
-            (Some(rest), _) => (rest, false),
-            (None, Some(rest)) => (rest, true),
-            (None, None) => return self.http.send(request),
-        };
-        let (target, path_and_query) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-        let (path, query) = match path_and_query.split_once('?') {
-            Some((path, query)) => (path.to_owned(), Some(query.to_owned())),
-            None => (path_and_query.to_owned(), None),
-        };
-        let found = self.services.iter().find_map(|(service, reading)| {
-            service
-                .from_rest(&request.method, &path, query.as_deref(), &request.body)
-                .map(|result| (service.clone(), *reading, result))
-        });
-        let channel = self.channel(target, tls);
-        let codecs = self.codecs.clone();
-        let target = target.to_owned();
+        mut request: GrpcRequest,
+    ) -> BoxFuture<'static, Result<GrpcResponse, UpstreamError>> {
+        for name in self.headers.keys() {
+            request.metadata.remove(name);
+        }
+        for (name, value) in &self.headers {
+            request.metadata.append(name.clone(), value.clone());
+        }
+        let channel = self.channel(&request.target, request.tls);
         let max_message = self.max_message;
         Box::pin(async move {
-            let Some((service, reading, built)) = found else {
-                return Err(UpstreamError::Request(format!(
-                    "no A2A gRPC method has the HTTP rule {} {path}",
-                    request.method
-                )));
-            };
-            let (method, message) = built.map_err(UpstreamError::Request)?;
-            let call = GrpcCall {
+            let call = Call {
                 max_message,
                 channel: channel?,
-                service,
-                reading,
-                method,
-                codecs,
-                target,
+                target: request.target,
             };
-            call.run(message, &request.headers, request.deadline).await
+            call.run(
+                request.path,
+                request.message,
+                &request.metadata,
+                request.deadline,
+                request.streaming,
+            )
+            .await
         })
-    }
-
-    fn wait(&self, period: Duration) -> BoxFuture<'static, ()> {
-        self.http.wait(period)
     }
 }
 
 /// One call toward a gRPC agent.
-struct GrpcCall {
+struct Call {
     max_message: usize,
     channel: Channel,
-    service: Service,
-    reading: ErrorReading,
-    method: MethodDescriptor,
-    codecs: Codecs,
     target: String,
 }
 
-impl GrpcCall {
+impl Call {
     async fn run(
         self,
-        message: Vec<u8>,
-        headers: &HeaderMap,
+        path: String,
+        message: Bytes,
+        metadata: &HeaderMap,
         deadline: Deadline,
-    ) -> Result<UpstreamResponse, UpstreamError> {
-        // An agent's message may be as large as any agent's answer (`limits.upstream_body`
-        // checks the HTTP+JSON form again).
+        streaming: bool,
+    ) -> Result<GrpcResponse, UpstreamError> {
         let mut grpc = tonic::client::Grpc::new(self.channel.clone())
             .max_decoding_message_size(self.max_message);
-        let message = Bytes::from(message);
         // One deadline for the connection and the head (or the whole unary call), however
         // often the call is sent; a unary call tells the agent what is left of it
         // (`grpc-timeout`), so the agent can give up when the bridge will.
@@ -253,7 +214,7 @@ impl GrpcCall {
         let unary = matches!(deadline, Deadline::Total(_));
         let request = || {
             let mut request = tonic::Request::new(message.clone());
-            copy_metadata(headers, request.metadata_mut());
+            copy_metadata(metadata, request.metadata_mut());
             if unary {
                 request.set_timeout(
                     deadline_at.saturating_duration_since(tokio::time::Instant::now()),
@@ -261,14 +222,9 @@ impl GrpcCall {
             }
             request
         };
-        let path = http::uri::PathAndQuery::try_from(format!(
-            "/{}/{}",
-            self.service.name(),
-            self.method.name()
-        ))
-        .map_err(|e| UpstreamError::Request(e.to_string()))?;
-        let ready = tokio::time::timeout_at(deadline_at, grpc.ready()).await;
-        match ready {
+        let path = http::uri::PathAndQuery::try_from(path)
+            .map_err(|e| UpstreamError::Request(e.to_string()))?;
+        match tokio::time::timeout_at(deadline_at, grpc.ready()).await {
             Err(_) => {
                 return Err(UpstreamError::Timeout(format!(
                     "connecting to grpc://{}",
@@ -283,7 +239,7 @@ impl GrpcCall {
             }
             Ok(Ok(())) => {}
         }
-        if self.method.is_server_streaming() {
+        if streaming {
             let idle = match deadline {
                 Deadline::Stream { idle, .. } => idle,
                 Deadline::Total(total) => total,
@@ -293,14 +249,14 @@ impl GrpcCall {
                     .await;
             let stream = match answered {
                 Err(_) => return Err(UpstreamError::Timeout("the gRPC stream's head".into())),
-                Ok(Err(status)) => return Ok(self.error_answer(&status)),
+                Ok(Err(status)) => return self.refused(&status, deadline_at),
                 Ok(Ok(response)) => response,
             };
-            let mut headers = HeaderMap::new();
-            extension_headers(stream.metadata(), &mut headers);
-            let mut answered = self.stream_answer(stream.into_inner(), idle);
-            answered.headers.extend(headers);
-            Ok(answered)
+            let metadata = headers_of(stream.metadata());
+            Ok(GrpcResponse {
+                metadata,
+                items: self.stream_items(stream.into_inner(), idle),
+            })
         } else {
             let answered =
                 tokio::time::timeout_at(deadline_at, unary_until_taken(&mut grpc, request, &path))
@@ -309,154 +265,97 @@ impl GrpcCall {
                 Ok(answered) => answered,
                 Err(_) => Err(tonic::Status::deadline_exceeded("the bridge's deadline")),
             };
-            self.unary_answer(answered, deadline_at)
+            match answered {
+                Err(status) => self.refused(&status, deadline_at),
+                Ok(response) => {
+                    let metadata = headers_of(response.metadata());
+                    let item = GrpcItem::Message(response.into_inner());
+                    Ok(GrpcResponse {
+                        metadata,
+                        items: Box::pin(futures_util::stream::iter([Ok(item)])),
+                    })
+                }
+            }
         }
     }
 
-    /// A unary call's outcome in the HTTP+JSON form the pipeline reads.
-    fn unary_answer(
+    /// A call ended with `status` before any message: the transport's failure, the bridge's
+    /// timeout, or the agent's own status.
+    fn refused(
         &self,
-        answered: Result<tonic::Response<Bytes>, tonic::Status>,
+        status: &tonic::Status,
         deadline_at: tokio::time::Instant,
-    ) -> Result<UpstreamResponse, UpstreamError> {
-        match answered {
-            Err(status) if gave_up_at(&status, deadline_at) => Err(UpstreamError::Timeout(
-                format!("grpc://{} did not answer in time", self.target),
-            )),
-            Err(status) if is_transport(&status) => Err(UpstreamError::Transport(format!(
+    ) -> Result<GrpcResponse, UpstreamError> {
+        if gave_up_at(status, deadline_at) {
+            return Err(UpstreamError::Timeout(format!(
+                "grpc://{} did not answer in time",
+                self.target
+            )));
+        }
+        let item = self.item_of(status)?;
+        Ok(GrpcResponse {
+            metadata: HeaderMap::new(),
+            items: Box::pin(futures_util::stream::iter([Ok(item)])),
+        })
+    }
+
+    /// The agent's status as an item, or the failure it stands for when it is not the agent's.
+    fn item_of(&self, status: &tonic::Status) -> Result<GrpcItem, UpstreamError> {
+        if is_transport(status) {
+            return Err(UpstreamError::Transport(format!(
                 "grpc://{}: {}",
                 self.target,
                 status.message()
-            ))),
-            Err(status) if is_too_large(&status) => Ok(self.invalid(&format!(
-                "the message exceeds the {}-byte limit",
-                self.max_message
-            ))),
-            Err(status) => Ok(self.error_answer(&status)),
-            Ok(response) => match self.service.response_json(&self.method, response.get_ref()) {
-                Ok(json) => {
-                    let mut answered =
-                        answer(StatusCode::OK, "application/json", Bytes::from(json));
-                    extension_headers(response.metadata(), &mut answered.headers);
-                    Ok(answered)
-                }
-                Err(why) => Ok(self.invalid(&why)),
-            },
+            )));
         }
-    }
-
-    /// The A2A error a status stands for, in the revision's HTTP+JSON form.
-    fn rest_error(&self, status: &tonic::Status) -> (u16, Vec<u8>) {
-        let reason = self.service.reason_of(status.details());
-        let code = i32::from(status.code());
-        let (error, message) = (self.reading.error_of)(code, status.message(), reason.as_deref());
-        let error = RpcError::new(error, message);
-        match self.codecs.rest_of(self.service.revision) {
-            Some(codec) => {
-                let written = codec.encode_error(error, None);
-                (written.status, written.body.value)
-            }
-            None => (
-                500,
-                serde_json::json!({ "message": error.message })
-                    .to_string()
-                    .into_bytes(),
-            ),
+        if is_too_large(status) {
+            return Err(UpstreamError::TooLarge(self.max_message));
         }
+        Ok(GrpcItem::Status(status_of(status)))
     }
 
-    /// An answer that is no message of the method: the agent's fault, named.
-    fn invalid(&self, why: &str) -> UpstreamResponse {
-        let error = RpcError::new(
-            ErrorCode::InvalidAgentResponse,
-            format!(
-                "the gRPC agent's answer to {} is invalid: {why}",
-                self.method.name()
-            ),
-        );
-        let (code, body) = match self.codecs.rest_of(self.service.revision) {
-            Some(codec) => {
-                let written = codec.encode_error(error, None);
-                (written.status, written.body.value)
-            }
-            None => (
-                502,
-                serde_json::json!({ "message": error.message })
-                    .to_string()
-                    .into_bytes(),
-            ),
-        };
-        answer(
-            StatusCode::from_u16(code).unwrap_or(StatusCode::BAD_GATEWAY),
-            "application/json",
-            Bytes::from(body),
-        )
-    }
-
-    fn error_answer(&self, status: &tonic::Status) -> UpstreamResponse {
-        let (code, body) = self.rest_error(status);
-        answer(
-            StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
-            "application/json",
-            Bytes::from(body),
-        )
-    }
-
-    /// The stream's messages as SSE events; a status ending it early as an `error` event.
-    fn stream_answer(self, stream: tonic::Streaming<Bytes>, idle: Duration) -> UpstreamResponse {
+    /// The stream's messages; a status ending it early as its last item.
+    fn stream_items(self, stream: tonic::Streaming<Bytes>, idle: Duration) -> GrpcItems {
         let call = Arc::new(self);
-        let frames = futures_util::stream::unfold((stream, false), move |(mut stream, ended)| {
+        let items = futures_util::stream::unfold((stream, false), move |(mut stream, ended)| {
             let call = Arc::clone(&call);
             async move {
                 if ended {
                     return None;
                 }
-                let next = tokio::time::timeout(idle, stream.message()).await;
-                let item = match next {
+                let item = match tokio::time::timeout(idle, stream.message()).await {
                     Err(_) => Err(UpstreamError::Timeout("the gRPC stream went quiet".into())),
                     Ok(Ok(None)) => return None,
-                    Ok(Ok(Some(message))) => {
-                        match call.service.response_json(&call.method, &message) {
-                            Ok(json) => Ok(sse(None, &json)),
-                            Err(why) => Err(UpstreamError::Transport(why)),
-                        }
-                    }
-                    Ok(Err(status)) if is_transport(&status) => {
-                        Err(UpstreamError::Transport(status.message().to_owned()))
-                    }
-                    Ok(Err(status)) => {
-                        let (_, body) = call.rest_error(&status);
-                        return Some((Ok(sse(Some("error"), &body)), (stream, true)));
-                    }
+                    Ok(Ok(Some(message))) => Ok(GrpcItem::Message(message)),
+                    Ok(Err(status)) => call.item_of(&status),
                 };
-                let ended = item.is_err();
+                let ended = !matches!(item, Ok(GrpcItem::Message(_)));
                 Some((item, (stream, ended)))
             }
         });
-        let body: ByteStream = Box::pin(frames.boxed());
-        let mut headers = HeaderMap::new();
-        headers.insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("text/event-stream"),
-        );
-        UpstreamResponse {
-            status: StatusCode::OK,
-            headers,
-            body,
-        }
+        Box::pin(items.boxed())
     }
 }
 
-/// The agent's activated extensions (`a2a-extensions` in 1.0, `x-a2a-extensions` in 0.3, one
-/// entry or several), as the HTTP headers the pipeline hands back to callers.
-fn extension_headers(metadata: &tonic::metadata::MetadataMap, headers: &mut HeaderMap) {
-    for name in ["a2a-extensions", "x-a2a-extensions"] {
-        for value in metadata.get_all(name) {
-            if let Ok(value) = HeaderValue::from_bytes(value.as_bytes()) {
-                headers.append(name, value);
-            }
+/// A status the agent sent, as the codec reads it.
+fn status_of(status: &tonic::Status) -> GrpcStatus {
+    GrpcStatus {
+        code: i32::from(status.code()),
+        message: status.message().to_owned(),
+        details: Some(status.details().to_vec()).filter(|d| !d.is_empty()),
+    }
+}
+
+/// The answer's metadata as HTTP headers (the ASCII entries; binary ones are the transport's).
+fn headers_of(metadata: &tonic::metadata::MetadataMap) -> HeaderMap {
+    let headers = metadata.clone().into_headers();
+    let mut out = HeaderMap::with_capacity(headers.len());
+    for (name, value) in &headers {
+        if !name.as_str().ends_with("-bin") {
+            out.append(name.clone(), value.clone());
         }
     }
+    out
 }
 
 /// Whether a status is tonic's refusal of a message over the decoding limit.
@@ -464,7 +363,6 @@ fn is_too_large(status: &tonic::Status) -> bool {
     status.code() == tonic::Code::OutOfRange && status.details().is_empty()
 }
 
-/// Whether a status is the transport's (no connection, a reset), not the agent's answer.
 /// Whether a status is the agent (or the transport) giving up at the deadline it was told: the
 /// agent's clock runs a moment ahead of the bridge's, and that is the same timeout.
 fn gave_up_at(status: &tonic::Status, deadline_at: tokio::time::Instant) -> bool {
@@ -558,30 +456,6 @@ fn is_transport(status: &tonic::Status) -> bool {
         })
 }
 
-fn sse(event: Option<&str>, data: &[u8]) -> Bytes {
-    let mut frame = Vec::with_capacity(data.len() + 16);
-    if let Some(event) = event {
-        frame.extend_from_slice(b"event: ");
-        frame.extend_from_slice(event.as_bytes());
-        frame.push(b'\n');
-    }
-    frame.extend_from_slice(b"data: ");
-    frame.extend_from_slice(data);
-    frame.extend_from_slice(b"\n\n");
-    Bytes::from(frame)
-}
-
-fn answer(status: StatusCode, content_type: &'static str, body: Bytes) -> UpstreamResponse {
-    let mut headers = HeaderMap::new();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    let body: ByteStream = Box::pin(futures_util::stream::once(async move { Ok(body) }));
-    UpstreamResponse {
-        status,
-        headers,
-        body,
-    }
-}
-
 /// The request headers that travel as gRPC metadata: credentials, version, extensions,
 /// tracing; not the HTTP framing ones.
 fn copy_metadata(headers: &HeaderMap, metadata: &mut tonic::metadata::MetadataMap) {
@@ -616,6 +490,8 @@ mod tests {
     )]
 
     use std::convert::Infallible;
+
+    use http::HeaderValue;
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
     use super::*;
@@ -639,6 +515,8 @@ mod tests {
         OddDetails,
         /// Answers a task whose id is the `grpc-timeout` the call came with.
         Deadline,
+        /// Answers a task whose id is the `x-route` metadata the call came with.
+        Route,
     }
 
     #[derive(Clone)]
@@ -681,7 +559,8 @@ mod tests {
                     | Script::Task
                     | Script::Big
                     | Script::OddDetails
-                    | Script::Deadline => grpc.unary(agent, request).await,
+                    | Script::Deadline
+                    | Script::Route => grpc.unary(agent, request).await,
                 })
             })
         }
@@ -695,12 +574,16 @@ mod tests {
             let script = self.script;
             let timeout = request
                 .metadata()
-                .get("grpc-timeout")
+                .get(if matches!(script, Script::Route) {
+                    "x-route"
+                } else {
+                    "grpc-timeout"
+                })
                 .and_then(|v| v.to_str().ok())
                 .unwrap_or("none")
                 .to_owned();
             Box::pin(async move {
-                if matches!(script, Script::Deadline) {
+                if matches!(script, Script::Deadline | Script::Route) {
                     // A 1.0 Task {id: <the grpc-timeout>}.
                     let mut task = vec![0x0a, u8::try_from(timeout.len()).unwrap()];
                     task.extend_from_slice(timeout.as_bytes());
@@ -821,23 +704,73 @@ mod tests {
         (addr.to_string(), accepted)
     }
 
+    /// A 1.0 `GetTaskRequest` for `id` (field 1).
+    fn get_task_message(id: &str) -> Bytes {
+        let mut message = vec![0x0a, u8::try_from(id.len()).unwrap()];
+        message.extend_from_slice(id.as_bytes());
+        Bytes::from(message)
+    }
+
+    fn get_task(target: &str, deadline: Deadline) -> GrpcRequest {
+        GrpcRequest {
+            target: target.to_owned(),
+            tls: false,
+            path: "/lf.a2a.v1.A2AService/GetTask".to_owned(),
+            streaming: false,
+            metadata: HeaderMap::new(),
+            message: get_task_message("t-1"),
+            deadline,
+        }
+    }
+
+    fn subscribe(target: &str) -> GrpcRequest {
+        GrpcRequest {
+            path: "/lf.a2a.v1.A2AService/SubscribeToTask".to_owned(),
+            streaming: true,
+            deadline: Deadline::Stream {
+                head: Duration::from_secs(5),
+                idle: Duration::from_secs(30),
+            },
+            ..get_task(target, Deadline::Total(Duration::from_secs(5)))
+        }
+    }
+
+    fn client() -> GrpcClient {
+        GrpcClient::new()
+    }
+
+    async fn items_of(response: GrpcResponse) -> Vec<Result<GrpcItem, UpstreamError>> {
+        response.items.collect().await
+    }
+
+    /// The one message a unary answer carries.
+    async fn message_of(response: GrpcResponse) -> Bytes {
+        match items_of(response).await.as_slice() {
+            [Ok(GrpcItem::Message(message))] => message.clone(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+        haystack.windows(needle.len()).any(|w| w == needle)
+    }
+
     #[tokio::test]
     async fn an_adapter_given_anothers_channels_calls_over_its_connection() {
         let (target, accepted) = counting_agent().await;
-        let call = |upstream: GrpcUpstream| {
+        let call = |upstream: GrpcClient| {
             let target = target.clone();
             async move {
                 let deadline = Deadline::Total(Duration::from_secs(5));
-                let answer = upstream.send(get_task(&target, deadline)).await.unwrap();
-                assert_eq!(answer.status, StatusCode::OK);
-                body_of(answer.body).await
+                let answer = upstream.call(get_task(&target, deadline)).await.unwrap();
+                assert!(contains(&message_of(answer).await, b"t-1"));
             }
         };
-        let first = upstream();
+        let first = client();
         let channels = first.channels();
         call(first).await;
         // The next configuration generation's adapter, with the same connection settings.
-        let next = upstream().with_channels(channels.clone());
+        let next = client().with_channels(channels.clone());
         assert!(next.channels().same(&channels));
         call(next).await;
         assert_eq!(
@@ -846,7 +779,7 @@ mod tests {
             "the connection was kept"
         );
         // An adapter with a table of its own opens a connection of its own.
-        let other = upstream();
+        let other = client();
         assert!(!other.channels().same(&channels));
         call(other).await;
         assert_eq!(accepted.load(Ordering::SeqCst), 2);
@@ -867,12 +800,12 @@ mod tests {
                 held.push(stream);
             }
         }
-        let upstream = upstream().with_connect_timeout(Duration::from_millis(200));
+        let upstream = client().with_connect_timeout(Duration::from_millis(200));
         let started = std::time::Instant::now();
         let deadline = Deadline::Total(Duration::from_secs(5));
-        let answer = upstream.send(get_task(&addr.to_string(), deadline)).await;
+        let answer = upstream.call(get_task(&addr.to_string(), deadline)).await;
         let took = started.elapsed();
-        assert!(answer.is_err(), "{:?}", answer.map(|a| a.status));
+        assert!(answer.is_err(), "{answer:?}");
         assert!(took < Duration::from_secs(3), "gave up after {took:?}");
         drop((listener, held));
     }
@@ -892,62 +825,6 @@ mod tests {
             }
         });
         addr.to_string()
-    }
-
-    #[derive(Debug)]
-    struct NoHttp;
-
-    impl Upstream for NoHttp {
-        fn send(
-            &self,
-            _: UpstreamRequest,
-        ) -> BoxFuture<'static, Result<UpstreamResponse, UpstreamError>> {
-            Box::pin(async { Err(UpstreamError::Connect("no HTTP here".into())) })
-        }
-
-        fn wait(&self, period: Duration) -> BoxFuture<'static, ()> {
-            Box::pin(tokio::time::sleep(period))
-        }
-    }
-
-    fn upstream() -> GrpcUpstream {
-        let v10 = crate::transcode::tests::v10();
-        let codecs = Codecs {
-            v0_3: Arc::new(bridge_v03::V03JsonRpc),
-            v1_0: Arc::new(bridge_v10::V10JsonRpc),
-            rest: vec![Arc::new(bridge_v03::V03Rest), Arc::new(bridge_v10::V10Rest)],
-            grpc: vec![Arc::new(bridge_v03::V03Grpc), Arc::new(bridge_v10::V10Grpc)],
-        };
-        GrpcUpstream::new(
-            Arc::new(NoHttp),
-            vec![(
-                v10,
-                ErrorReading {
-                    error_of: |code, message, reason| {
-                        (bridge_v10::grpc::error_of(code, reason), message.to_owned())
-                    },
-                },
-            )],
-            codecs,
-        )
-    }
-
-    fn get_task(target: &str, deadline: Deadline) -> UpstreamRequest {
-        UpstreamRequest {
-            method: http::Method::GET,
-            url: format!("grpc://{target}/tasks/t-1"),
-            headers: HeaderMap::new(),
-            body: Bytes::new(),
-            deadline,
-        }
-    }
-
-    async fn body_of(body: ByteStream) -> String {
-        let chunks: Vec<_> = body.collect().await;
-        chunks
-            .into_iter()
-            .map(|c| String::from_utf8_lossy(&c.unwrap()).into_owned())
-            .collect()
     }
 
     /// A gRPC agent (on the h2 crate) that answers every call with a 1.0 task and, once it has
@@ -1013,7 +890,7 @@ mod tests {
         const CALLS: usize = 3_000;
         const AT_ONCE: usize = 8;
         let (target, goaways, taken) = goaway_agent(50).await;
-        let upstream = Arc::new(upstream());
+        let upstream = Arc::new(client());
         let failed = Arc::new(AtomicUsize::new(0));
         let mut callers = tokio::task::JoinSet::new();
         for caller in 0..AT_ONCE {
@@ -1023,13 +900,14 @@ mod tests {
                 for n in (caller..CALLS).step_by(AT_ONCE) {
                     // Each call names its own task, so a call taken twice shows.
                     let mut request = get_task(&target, Deadline::Total(Duration::from_secs(10)));
-                    request.url = format!("grpc://{target}/tasks/t-{n}");
-                    let answer = upstream.send(request).await;
+                    request.message = get_task_message(&format!("t-{n}"));
+                    let answer = upstream.call(request).await;
                     let ok = match answer {
-                        Ok(answer) if answer.status == StatusCode::OK => {
-                            body_of(answer.body).await.contains("t-1")
-                        }
-                        Ok(_) | Err(_) => false,
+                        Ok(answer) => matches!(
+                            items_of(answer).await.as_slice(),
+                            [Ok(GrpcItem::Message(m))] if contains(m, b"t-1")
+                        ),
+                        Err(_) => false,
                     };
                     if !ok {
                         failed.fetch_add(1, Ordering::SeqCst);
@@ -1056,26 +934,21 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn an_answer_that_is_no_message_is_the_agents_invalid_response() {
+    async fn an_answer_is_handed_over_as_the_agent_wrote_it_for_the_codec_to_read() {
         let (target, _) = agent(Script::Garbage).await;
-        let answer = upstream()
-            .send(get_task(&target, Deadline::Total(Duration::from_secs(5))))
+        let answer = client()
+            .call(get_task(&target, Deadline::Total(Duration::from_secs(5))))
             .await
             .unwrap();
-        assert!(!answer.status.is_success());
-        let body = body_of(answer.body).await;
-        assert!(
-            body.contains("INVALID_AGENT_RESPONSE") && body.contains("GetTask"),
-            "{body}"
-        );
+        assert_eq!(message_of(answer).await.as_ref(), b"\xff\xff\xff");
     }
 
     #[tokio::test]
     async fn an_agent_that_does_not_answer_in_time_is_a_timeout() {
         let (target, _) = agent(Script::Slow).await;
         let started = std::time::Instant::now();
-        let error = upstream()
-            .send(get_task(
+        let error = client()
+            .call(get_task(
                 &target,
                 Deadline::Total(Duration::from_millis(300)),
             ))
@@ -1090,36 +963,31 @@ mod tests {
         let target = not_grpc().await;
         let result = tokio::time::timeout(
             Duration::from_secs(5),
-            upstream().send(get_task(&target, Deadline::Total(Duration::from_secs(3)))),
+            client().call(get_task(&target, Deadline::Total(Duration::from_secs(3)))),
         )
         .await
         .unwrap();
         if let Ok(answer) = result {
-            assert!(!answer.status.is_success(), "{:?}", answer.status);
+            let items = items_of(answer).await;
+            assert!(
+                !matches!(items.as_slice(), [Ok(GrpcItem::Message(_))]),
+                "{items:?}"
+            );
         }
     }
 
     #[tokio::test]
-    async fn a_stream_arrives_as_sse_and_dropping_it_cancels_the_agents_call() {
+    async fn a_stream_arrives_message_by_message_and_dropping_it_cancels_the_agents_call() {
         let (target, cancelled) = agent(Script::StreamThenHold).await;
-        let request = UpstreamRequest {
-            method: http::Method::POST,
-            url: format!("grpc://{target}/tasks/t-1:subscribe"),
-            headers: HeaderMap::new(),
-            body: Bytes::new(),
-            deadline: Deadline::Stream {
-                head: Duration::from_secs(5),
-                idle: Duration::from_secs(30),
-            },
-        };
-        let answer = upstream().send(request).await.unwrap();
-        assert_eq!(answer.headers[header::CONTENT_TYPE], "text/event-stream");
-        let mut body = answer.body;
-        let first = body.next().await.unwrap().unwrap();
-        let text = String::from_utf8_lossy(&first);
-        assert!(text.starts_with("data: ") && text.contains("t-1"), "{text}");
+        let answer = client().call(subscribe(&target)).await.unwrap();
+        let mut items = answer.items;
+        let first = items.next().await.unwrap().unwrap();
+        assert!(
+            matches!(&first, GrpcItem::Message(m) if contains(m, b"t-1")),
+            "{first:?}"
+        );
         assert!(!cancelled.load(Ordering::SeqCst));
-        drop(body);
+        drop(items);
         for _ in 0..100 {
             if cancelled.load(Ordering::SeqCst) {
                 return;
@@ -1130,34 +998,18 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_stream_the_agent_fails_midway_ends_with_its_error_event() {
+    async fn a_stream_the_agent_fails_midway_ends_with_its_status() {
         let (target, _) = agent(Script::StreamThenFail).await;
-        let request = UpstreamRequest {
-            method: http::Method::POST,
-            url: format!("grpc://{target}/tasks/t-1:subscribe"),
-            headers: HeaderMap::new(),
-            body: Bytes::new(),
-            deadline: Deadline::Stream {
-                head: Duration::from_secs(5),
-                idle: Duration::from_secs(30),
-            },
-        };
-        let answer = upstream().send(request).await.unwrap();
-        let frames: Vec<String> = answer
-            .body
-            .map(|f| String::from_utf8_lossy(&f.unwrap()).into_owned())
-            .collect()
-            .await;
-        assert_eq!(frames.len(), 2, "{frames:?}");
-        assert!(
-            frames[0].starts_with("data: ") && frames[0].contains("t-1"),
-            "{frames:?}"
-        );
-        assert!(frames[1].starts_with("event: error\ndata: "), "{frames:?}");
-        assert!(
-            frames[1].contains("the agent broke") && frames[1].contains("INTERNAL"),
-            "{frames:?}"
-        );
+        let answer = client().call(subscribe(&target)).await.unwrap();
+        let items = items_of(answer).await;
+        match items.as_slice() {
+            [Ok(GrpcItem::Message(first)), Ok(GrpcItem::Status(status))] => {
+                assert!(contains(first, b"t-1"));
+                assert_eq!(status.code, i32::from(tonic::Code::Internal));
+                assert_eq!(status.message, "the agent broke");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[tokio::test]
@@ -1167,35 +1019,32 @@ mod tests {
         let identity =
             tonic::transport::Identity::from_pem(&cert, certified.signing_key.serialize_pem());
         let (target, _) = agent_over(Script::Garbage, Some(identity)).await;
-        let request = || UpstreamRequest {
-            url: format!("grpcs://{target}/tasks/t-1"),
+        let request = || GrpcRequest {
+            tls: true,
             ..get_task(&target, Deadline::Total(Duration::from_secs(5)))
         };
-        // Trusted: the TLS call reaches the agent (whose answer is garbage: its fault, named).
-        let trusting = upstream().with_extra_ca(Some(cert.clone().into_bytes()));
-        let answer = trusting.send(request()).await.unwrap();
-        let body = body_of(answer.body).await;
-        assert!(body.contains("INVALID_AGENT_RESPONSE"), "{body}");
+        // Trusted: the TLS call reaches the agent, which answers.
+        let trusting = client().with_extra_ca(Some(cert.clone().into_bytes()));
+        let answer = trusting.call(request()).await.unwrap();
+        assert_eq!(message_of(answer).await.as_ref(), b"\xff\xff\xff");
         // Not trusted (the system's roots only): no call is made; the connection fails.
-        let strict = upstream().send(request()).await;
+        let strict = client().call(request()).await;
         assert!(
             matches!(strict, Err(UpstreamError::Transport(_))),
-            "{:?}",
-            strict.map(|a| a.status)
+            "{strict:?}"
         );
     }
 
     #[tokio::test]
     async fn a_unary_call_tells_the_agent_its_deadline() {
         let (target, _) = agent(Script::Deadline).await;
-        let answer = upstream()
-            .send(get_task(&target, Deadline::Total(Duration::from_secs(5))))
+        let answer = client()
+            .call(get_task(&target, Deadline::Total(Duration::from_secs(5))))
             .await
             .unwrap();
-        let body = body_of(answer.body).await;
-        let task: serde_json::Value = serde_json::from_str(&body).unwrap();
+        let task = message_of(answer).await;
         // What is left of 5 s, in the unit tonic writes (`<n>u`, `<n>m`, …).
-        let timeout = task["id"].as_str().unwrap();
+        let timeout = std::str::from_utf8(&task[2..]).unwrap();
         let (digits, unit) = timeout.split_at(timeout.len() - 1);
         let value: u64 = digits.parse().unwrap();
         let micros = match unit {
@@ -1208,18 +1057,23 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn status_details_that_are_no_status_are_read_by_the_code_alone() {
+    async fn the_agents_status_comes_back_with_its_details_as_sent() {
         let (target, _) = agent(Script::OddDetails).await;
-        let answer = upstream()
-            .send(get_task(&target, Deadline::Total(Duration::from_secs(5))))
+        let answer = client()
+            .call(get_task(&target, Deadline::Total(Duration::from_secs(5))))
             .await
             .unwrap();
-        assert_eq!(answer.status, StatusCode::NOT_FOUND);
-        let body = body_of(answer.body).await;
-        assert!(
-            body.contains("TASK_NOT_FOUND") && body.contains("no such task"),
-            "{body}"
-        );
+        match items_of(answer).await.as_slice() {
+            [Ok(GrpcItem::Status(status))] => {
+                assert_eq!(status.code, i32::from(tonic::Code::NotFound));
+                assert_eq!(status.message, "no such task");
+                assert_eq!(
+                    status.details.as_deref(),
+                    Some(b"\xff\x00 not a google.rpc.Status \x12".as_slice())
+                );
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     /// A gRPC agent (on the h2 crate) that resets every stream with `reason`; counts the
@@ -1251,58 +1105,59 @@ mod tests {
         // Reset after it was taken: the call may have run, so it fails, once, as the
         // connection's failure.
         let (target, streams) = resetting_agent(h2::Reason::INTERNAL_ERROR).await;
-        let answer = upstream()
-            .send(get_task(&target, Deadline::Total(Duration::from_secs(5))))
+        let answer = client()
+            .call(get_task(&target, Deadline::Total(Duration::from_secs(5))))
             .await;
         assert!(
             matches!(&answer, Err(UpstreamError::Transport(_))),
-            "{:?}",
-            answer.map(|a| a.status)
+            "{answer:?}"
         );
         assert_eq!(streams.load(Ordering::SeqCst), 1);
         // Refused (REFUSED_STREAM: never taken): sent again, up to three times in all.
         let (target, streams) = resetting_agent(h2::Reason::REFUSED_STREAM).await;
-        let answer = upstream()
-            .send(get_task(&target, Deadline::Total(Duration::from_secs(5))))
+        let answer = client()
+            .call(get_task(&target, Deadline::Total(Duration::from_secs(5))))
             .await;
-        assert!(answer.is_err(), "{:?}", answer.map(|a| a.status));
+        assert!(answer.is_err(), "{answer:?}");
         assert_eq!(streams.load(Ordering::SeqCst), 3);
     }
 
     #[tokio::test]
-    async fn the_agents_activated_extensions_come_back_as_headers() {
+    async fn the_agents_metadata_comes_back_as_headers_and_route_headers_go_out_as_metadata() {
         let (target, _) = agent(Script::Task).await;
-        let answer = upstream()
-            .send(get_task(&target, Deadline::Total(Duration::from_secs(5))))
+        let answer = client()
+            .call(get_task(&target, Deadline::Total(Duration::from_secs(5))))
             .await
             .unwrap();
-        assert_eq!(answer.status, StatusCode::OK);
-        assert_eq!(answer.headers["a2a-extensions"], "urn:ext:a");
-        let body = body_of(answer.body).await;
-        assert!(body.contains("t-1"), "{body}");
+        assert_eq!(answer.metadata["a2a-extensions"], "urn:ext:a");
+        assert!(contains(&message_of(answer).await, b"t-1"));
+        // The route's header replaces the caller's of the same name.
+        let (target, _) = agent(Script::Route).await;
+        let mut route = HeaderMap::new();
+        route.insert("x-route", HeaderValue::from_static("from-the-route"));
+        let mut request = get_task(&target, Deadline::Total(Duration::from_secs(5)));
+        request
+            .metadata
+            .insert("x-route", HeaderValue::from_static("from-the-caller"));
+        let answer = client().with_headers(route).call(request).await.unwrap();
+        assert_eq!(&message_of(answer).await[2..], b"from-the-route");
     }
 
     #[tokio::test]
-    async fn an_agent_message_over_the_limit_is_its_invalid_response_naming_the_limit() {
+    async fn an_agent_message_over_the_limit_is_too_large_naming_the_limit() {
         let (target, _) = agent(Script::Big).await;
         let request = || get_task(&target, Deadline::Total(Duration::from_secs(5)));
-        let answer = upstream()
-            .with_max_message(1024)
-            .send(request())
-            .await
-            .unwrap();
-        assert!(!answer.status.is_success());
-        let body = body_of(answer.body).await;
+        let answer = client().with_max_message(1024).call(request()).await;
         assert!(
-            body.contains("INVALID_AGENT_RESPONSE") && body.contains("1024-byte limit"),
-            "{body}"
+            matches!(answer, Err(UpstreamError::TooLarge(1024))),
+            "{answer:?}"
         );
         // Under a larger limit the same message is read.
-        let answer = upstream()
+        let answer = client()
             .with_max_message(1 << 20)
-            .send(request())
+            .call(request())
             .await
             .unwrap();
-        assert_eq!(answer.status, StatusCode::OK);
+        assert_eq!(message_of(answer).await.len(), 4099);
     }
 }

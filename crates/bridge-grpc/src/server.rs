@@ -1,8 +1,10 @@
 //! The gRPC server: both revisions' services on one listener (tonic over HTTP/2, TLS as the
-//! HTTP listener has it). A call is transcoded to its HTTP+JSON form (`transcode`), handed to
-//! the same [`Handler`] the HTTP listener drives (routing, credentials, the pipeline, metrics),
-//! and the answer transcoded back: a result to the response message, a stream's SSE events to
-//! stream messages, an error to the gRPC status its revision defines.
+//! HTTP listener has it). The rpc's path names the service, so the revision, and the method;
+//! the request message goes as it came to the entry ([`GrpcEntry`]: the route's bridge), where
+//! the revision's codec reads it into the IR, and the entry's answer goes back as it was
+//! written: a response message, stream messages, the status the revision gives an error. No
+//! other form comes between. This module owns the transport's rules only: gRPC's content type,
+//! compression, the message size limit, and the listener's caps on connections and calls.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -11,30 +13,24 @@ use std::time::Duration;
 
 use tokio::sync::Semaphore;
 
-use bridge_app::CallInfo;
 use bridge_app::codec::{GrpcCodec, GrpcStatus};
 use bridge_app::grpc::{Frame, GrpcCall, GrpcEntry};
-use bridge_app::service::{Handler, InboundRequest, InboundResponse};
-use bridge_ir::{ErrorCode, Revision};
+use bridge_app::service::InboundResponse;
+use bridge_ir::{Method, Revision};
 use bytes::{Buf as _, BufMut as _, Bytes};
 use futures_util::future::BoxFuture;
 use futures_util::{Stream, StreamExt as _};
-use http::{HeaderValue, header};
-use prost_reflect::MethodDescriptor;
+use http::HeaderValue;
 use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
 use tonic::{Code, Status};
-
-use crate::transcode::Service;
 
 /// The services served, and where calls go.
 #[derive(Clone)]
 pub struct GrpcService {
-    services: Arc<Vec<Service>>,
-    handler: Arc<dyn Handler>,
-    /// The revisions read directly, and where their calls go.
-    native: Option<Native>,
+    /// The revisions served, one service each, read and written by their codec.
+    codecs: Arc<Vec<Arc<dyn GrpcCodec>>>,
+    entry: Arc<dyn GrpcEntry>,
     max_message: usize,
-    route: Arc<RouteBase>,
     limits: GrpcLimits,
     /// One permit per call in flight on every connection of the listener.
     calls: Arc<Semaphore>,
@@ -71,59 +67,39 @@ impl Default for GrpcLimits {
     }
 }
 
-/// The revisions whose calls are read directly by their gRPC codec, and the entry they go to.
-#[derive(Clone)]
-struct Native {
-    codecs: Vec<Arc<dyn GrpcCodec>>,
-    entry: Arc<dyn GrpcEntry>,
-}
-
 /// What tonic's decoder says of a message over the decoding limit; the call is answered
 /// `RESOURCE_EXHAUSTED` instead, as gRPC's status table and grpcio servers answer it.
 const TONIC_TOO_LARGE: &str = "Error, decoded message length too large";
-
-/// What each call's HTTP+JSON request carries to reach one route: its path prefix and host.
-#[derive(Debug, Default)]
-struct RouteBase {
-    prefix: Option<String>,
-    host: Option<HeaderValue>,
-}
 
 impl std::fmt::Debug for GrpcService {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("GrpcService")
             .field(
                 "services",
-                &self.services.iter().map(Service::name).collect::<Vec<_>>(),
+                &self.codecs.iter().map(|c| c.service()).collect::<Vec<_>>(),
             )
             .finish_non_exhaustive()
     }
 }
 
 impl GrpcService {
-    /// Serves `services`, handing each call to `handler`; a request message over
-    /// `max_message` bytes is refused (`RESOURCE_EXHAUSTED`), as the HTTP listener refuses a
-    /// larger body.
+    /// Serves the service of each of `codecs`, handing each call to `entry`; a request message
+    /// over `max_message` bytes is refused (`RESOURCE_EXHAUSTED`), as the HTTP listener refuses
+    /// a larger body.
     #[must_use]
-    pub fn new(services: Vec<Service>, handler: Arc<dyn Handler>, max_message: usize) -> Self {
+    pub fn new(
+        codecs: Vec<Arc<dyn GrpcCodec>>,
+        entry: Arc<dyn GrpcEntry>,
+        max_message: usize,
+    ) -> Self {
         let limits = GrpcLimits::default();
         Self {
-            services: Arc::new(services),
-            handler,
-            native: None,
+            codecs: Arc::new(codecs),
+            entry,
             max_message,
-            route: Arc::new(RouteBase::default()),
             limits,
             calls: Arc::new(Semaphore::new(limits.calls)),
         }
-    }
-
-    /// Calls of the revisions `codecs` speak are read by them and handed to `entry` as they
-    /// are ([`bridge_app::grpc`]); the others go to the handler in their HTTP+JSON form.
-    #[must_use]
-    pub fn native(mut self, codecs: Vec<Arc<dyn GrpcCodec>>, entry: Arc<dyn GrpcEntry>) -> Self {
-        self.native = Some(Native { codecs, entry });
-        self
     }
 
     /// Serves within `limits` instead of [`GrpcLimits::default`].
@@ -131,17 +107,6 @@ impl GrpcService {
     pub fn with_limits(mut self, limits: GrpcLimits) -> Self {
         self.limits = limits;
         self.calls = Arc::new(Semaphore::new(limits.calls.max(1)));
-        self
-    }
-
-    /// Calls go to the route at `prefix` (put before each call's HTTP+JSON path; `/` adds
-    /// nothing) and `host` (each call's `Host`), as the HTTP listener's routing reads them.
-    #[must_use]
-    pub fn for_route(mut self, prefix: &str, host: Option<&str>) -> Self {
-        self.route = Arc::new(RouteBase {
-            prefix: Some(prefix.trim_end_matches('/').to_owned()).filter(|p| !p.is_empty()),
-            host: host.and_then(|h| HeaderValue::from_str(h).ok()),
-        });
         self
     }
 
@@ -304,28 +269,19 @@ impl tonic::codegen::Service<http::Request<tonic::body::Body>> for GrpcService {
         let found = path
             .strip_prefix('/')
             .and_then(|p| p.split_once('/'))
-            .and_then(|(service, method)| {
-                let index = self.services.iter().position(|s| s.name() == service)?;
-                Some((index, self.services[index].method(method)?))
+            .and_then(|(service, rpc)| {
+                let codec = self.codecs.iter().find(|c| c.service() == service)?;
+                Some(NativeCall {
+                    entry: Arc::clone(&self.entry),
+                    revision: codec.revision(),
+                    method: codec.method_of(rpc)?,
+                })
             });
-        let native = found.as_ref().and_then(|(index, method)| {
-            let native = self.native.as_ref()?;
-            let revision = self.services[*index].revision;
-            let codec = native.codecs.iter().find(|c| c.revision() == revision)?;
-            Some(NativeCall {
-                entry: Arc::clone(&native.entry),
-                revision,
-                method: codec.method_of(method.name())?,
-            })
-        });
-        let services = Arc::clone(&self.services);
-        let handler = Arc::clone(&self.handler);
-        let route = Arc::clone(&self.route);
         let max_message = self.max_message;
         let permit = Arc::clone(&self.calls).try_acquire_owned();
         let calls = self.limits.calls;
         Box::pin(async move {
-            let Some((index, method)) = found else {
+            let Some(call) = found else {
                 return Ok(
                     Status::unimplemented(format!("no A2A method is served at {path}")).into_http(),
                 );
@@ -364,25 +320,10 @@ impl tonic::codegen::Service<http::Request<tonic::body::Body>> for GrpcService {
             }
             let mut grpc =
                 tonic::server::Grpc::new(RawCodec).max_decoding_message_size(max_message);
-            let response = match native {
-                Some(native) if method.is_server_streaming() => {
-                    grpc.server_streaming(native, request).await
-                }
-                Some(native) => grpc.unary(native, request).await,
-                None => {
-                    let call = Call {
-                        services,
-                        index,
-                        method: method.clone(),
-                        handler,
-                        route,
-                    };
-                    if method.is_server_streaming() {
-                        grpc.server_streaming(call, request).await
-                    } else {
-                        grpc.unary(call, request).await
-                    }
-                }
+            let response = if call.method.is_streaming() {
+                grpc.server_streaming(call, request).await
+            } else {
+                grpc.unary(call, request).await
             };
             let response = too_large_is_resource_exhausted(response, max_message);
             // The permit is the call's until its last message is written.
@@ -467,180 +408,14 @@ impl http_body::Body for Permitted {
     }
 }
 
-/// One call being served.
-struct Call {
-    services: Arc<Vec<Service>>,
-    index: usize,
-    method: MethodDescriptor,
-    handler: Arc<dyn Handler>,
-    route: Arc<RouteBase>,
-}
-
-impl Call {
-    fn again(&self) -> Self {
-        Self {
-            services: Arc::clone(&self.services),
-            index: self.index,
-            method: self.method.clone(),
-            handler: Arc::clone(&self.handler),
-            route: Arc::clone(&self.route),
-        }
-    }
-
-    fn service(&self) -> &Service {
-        &self.services[self.index]
-    }
-
-    /// The call's HTTP+JSON request, handed to the handler.
-    async fn answer(&self, request: tonic::Request<Bytes>) -> Result<InboundResponse, Status> {
-        let service = self.service();
-        let (metadata, _, message) = request.into_parts();
-        let rest = service
-            .to_rest(&self.method, &message)
-            .map_err(|why| error_status(service, ErrorCode::InvalidParams, &why))?;
-        let mut headers = metadata.into_headers();
-        for name in [
-            "te",
-            "content-type",
-            "content-length",
-            "grpc-timeout",
-            "grpc-encoding",
-            "grpc-accept-encoding",
-        ] {
-            headers.remove(name);
-        }
-        headers.insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        );
-        // The service says the revision; a version the caller names in its metadata is kept,
-        // so that one the bridge does not speak is refused as over the other bindings.
-        if service.revision == Revision::V1_0 && !headers.contains_key("a2a-version") {
-            headers.insert("a2a-version", HeaderValue::from_static("1.0"));
-        }
-        if let Some(host) = &self.route.host {
-            headers.insert(header::HOST, host.clone());
-        }
-        let path = match &self.route.prefix {
-            Some(prefix) => format!("{prefix}{}", rest.path),
-            None => rest.path,
-        };
-        let inbound = InboundRequest {
-            method: rest.verb,
-            path,
-            query: rest.query,
-            headers,
-            body: Bytes::from(rest.body),
-        };
-        Ok(self.handler.handle(inbound).await)
-    }
-}
-
-impl tonic::server::UnaryService<Bytes> for Call {
-    type Response = Bytes;
-    type Future = BoxFuture<'static, Result<tonic::Response<Bytes>, Status>>;
-
-    fn call(&mut self, request: tonic::Request<Bytes>) -> Self::Future {
-        let call = self.again();
-        Box::pin(async move {
-            match call.answer(request).await? {
-                InboundResponse::Full(response) => {
-                    let (parts, body) = response.into_parts();
-                    if !parts.status.is_success() {
-                        return Err(answer_status(call.service(), &parts, &body));
-                    }
-                    let message = call
-                        .service()
-                        .response(&call.method, &body)
-                        .map_err(|why| {
-                            error_status(call.service(), ErrorCode::InternalError, &why)
-                        })?;
-                    let mut answer = tonic::Response::new(Bytes::from(message));
-                    extension_metadata(&parts.headers, answer.metadata_mut());
-                    Ok(answer)
-                }
-                InboundResponse::Stream { .. } => Err(error_status(
-                    call.service(),
-                    ErrorCode::InternalError,
-                    "a unary call was answered with a stream",
-                )),
-            }
-        })
-    }
-}
-
 type MessageStream = std::pin::Pin<Box<dyn Stream<Item = Result<Bytes, Status>> + Send>>;
-
-impl tonic::server::ServerStreamingService<Bytes> for Call {
-    type Response = Bytes;
-    type ResponseStream = MessageStream;
-    type Future = BoxFuture<'static, Result<tonic::Response<MessageStream>, Status>>;
-
-    fn call(&mut self, request: tonic::Request<Bytes>) -> Self::Future {
-        let call = self.again();
-        Box::pin(async move {
-            match call.answer(request).await? {
-                InboundResponse::Full(response) => {
-                    let (parts, body) = response.into_parts();
-                    if !parts.status.is_success() {
-                        return Err(answer_status(call.service(), &parts, &body));
-                    }
-                    // A stream answered with one document: one message.
-                    let message = call
-                        .service()
-                        .response(&call.method, &body)
-                        .map_err(|why| {
-                            error_status(call.service(), ErrorCode::InternalError, &why)
-                        })?;
-                    let once: MessageStream = Box::pin(futures_util::stream::once(async move {
-                        Ok(Bytes::from(message))
-                    }));
-                    Ok(tonic::Response::new(once))
-                }
-                InboundResponse::Stream { head, frames, .. } => {
-                    let call = Arc::new(call);
-                    // A frame holds every event that was ready together: one message each.
-                    let mut splitter = bridge_wire::sse::SseSplitter::new(usize::MAX);
-                    let messages = frames
-                        .flat_map(move |frame| {
-                            let items: Vec<_> = match splitter.push_bytes(&frame) {
-                                Ok(events) => events
-                                    .iter()
-                                    .map(|event| event_message(&call, event))
-                                    .collect(),
-                                Err(too_large) => vec![Err(error_status(
-                                    call.service(),
-                                    ErrorCode::InternalError,
-                                    &too_large.to_string(),
-                                ))],
-                            };
-                            futures_util::stream::iter(items)
-                        })
-                        .scan(false, |ended, item| {
-                            // Nothing follows an error.
-                            if *ended {
-                                return std::future::ready(None);
-                            }
-                            *ended = item.is_err();
-                            std::future::ready(Some(item))
-                        })
-                        .filter_map(|item| std::future::ready(item.transpose()));
-                    let messages: MessageStream = Box::pin(messages);
-                    let mut answer = tonic::Response::new(messages);
-                    extension_metadata(&head.headers, answer.metadata_mut());
-                    Ok(answer)
-                }
-            }
-        })
-    }
-}
 
 /// A call read directly: its revision and method, and where it goes.
 #[derive(Clone)]
 struct NativeCall {
     entry: Arc<dyn GrpcEntry>,
     revision: Revision,
-    method: bridge_ir::Method,
+    method: Method,
 }
 
 impl NativeCall {
@@ -773,110 +548,7 @@ fn extension_metadata(headers: &http::HeaderMap, metadata: &mut tonic::metadata:
     }
 }
 
-/// One SSE event of the HTTP+JSON stream as a stream message: `None` for an event carrying no
-/// data, an error status for an `error` event.
-fn event_message(call: &Call, event: &bridge_wire::sse::SseEvent) -> Result<Option<Bytes>, Status> {
-    if event.data.is_empty() {
-        return Ok(None);
-    }
-    let data = &event.data;
-    let service = call.service();
-    if event.event.as_deref() == Some("error") {
-        let (error, message) = error_in(None, data);
-        return Err(error_status(service, error, &message));
-    }
-    service
-        .response(&call.method, data)
-        .map(|m| Some(Bytes::from(m)))
-        .map_err(|why| error_status(service, ErrorCode::InvalidAgentResponse, &why))
-}
-
-/// The A2A error and message an HTTP+JSON error body carries.
-fn error_in(known: Option<ErrorCode>, body: &[u8]) -> (ErrorCode, String) {
-    let json: serde_json::Value = serde_json::from_slice(body).unwrap_or_default();
-    let inner = json.get("error").unwrap_or(&json);
-    let message = inner
-        .get("message")
-        .and_then(serde_json::Value::as_str)
-        .map_or_else(|| String::from_utf8_lossy(body).into_owned(), str::to_owned);
-    let reason = inner
-        .get("details")
-        .and_then(serde_json::Value::as_array)
-        .into_iter()
-        .flatten()
-        .find_map(|d| d.get("reason").and_then(serde_json::Value::as_str))
-        .and_then(ErrorCode::from_reason);
-    (
-        known.or(reason).unwrap_or(ErrorCode::InternalError),
-        message,
-    )
-}
-
-/// The status of an HTTP+JSON error answer: the A2A error the pipeline named (`CallInfo`), else
-/// what the HTTP status says (the bridge refused before any A2A call: credentials, routing).
-fn answer_status(service: &Service, parts: &http::response::Parts, body: &[u8]) -> Status {
-    let named = parts
-        .extensions
-        .get::<CallInfo>()
-        .and_then(|info| info.error_code)
-        .map(ErrorCode::from_code);
-    // Credentials belong to the transport: a refusal of them is UNAUTHENTICATED (or
-    // PERMISSION_DENIED) whatever A2A error its body names for HTTP callers, written in the
-    // revision's error form all the same (the 0.3 error class, the 1.0 `ErrorInfo`).
-    let credentials = match parts.status.as_u16() {
-        401 => Some(Code::Unauthenticated),
-        403 => Some(Code::PermissionDenied),
-        _ => None,
-    };
-    if let Some(code) = credentials {
-        let (error, message) = error_in(named, body);
-        return error_status_as(service, error, &message, Some(code));
-    }
-    if named.is_none() {
-        let code = match parts.status.as_u16() {
-            401 => Some(Code::Unauthenticated),
-            403 => Some(Code::PermissionDenied),
-            404 | 405 => Some(Code::Unimplemented),
-            413 | 429 => Some(Code::ResourceExhausted),
-            503 => Some(Code::Unavailable),
-            504 => Some(Code::DeadlineExceeded),
-            _ => None,
-        };
-        if let Some(code) = code {
-            let (_, message) = error_in(None, body);
-            return Status::new(code, message);
-        }
-    }
-    let (error, message) = error_in(named, body);
-    error_status(service, error, &message)
-}
-
-/// An A2A error as its revision's gRPC status.
-fn error_status(service: &Service, error: ErrorCode, message: &str) -> Status {
-    error_status_as(service, error, message, None)
-}
-
-/// [`error_status`] under `code` instead of the one the revision gives `error`, when given.
-fn error_status_as(
-    service: &Service,
-    error: ErrorCode,
-    message: &str,
-    code: Option<Code>,
-) -> Status {
-    let form = service.errors;
-    let code = code.map_or_else(|| (form.status_of)(error), |code| code as i32);
-    let message = (form.message_of)(error, message);
-    match form.details_domain {
-        Some(domain) => Status::with_details(
-            Code::from(code),
-            message.clone(),
-            Bytes::from(service.status_details(code, &message, error, domain)),
-        ),
-        None => Status::new(Code::from(code), message),
-    }
-}
-
-/// Messages as they are, for tonic: the descriptors read them, not the codec.
+/// Messages as they are, for tonic: the revision's codec reads and writes them.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RawCodec;
 
@@ -918,60 +590,79 @@ impl Decoder for RawCodec {
 mod tests {
     #![expect(clippy::unwrap_used, reason = "tests unwrap what they just built")]
 
-    use bridge_app::CallInfo;
-    use bridge_ir::{Binding, Method};
-    use prost::Message as _;
-    use prost_reflect::{DescriptorPool, DynamicMessage};
+    use std::sync::Mutex;
 
     use super::*;
 
-    /// A handler that answers every call with `status`, `body` and, for an error, the A2A
-    /// error the pipeline would name; its answers name an activated extension.
-    struct Canned {
-        status: u16,
-        body: &'static str,
-        error: Option<ErrorCode>,
+    /// What the canned entry answers.
+    #[derive(Clone)]
+    enum Answer {
+        /// A response message, naming an activated extension.
+        Message(&'static [u8]),
+        /// A refusal with this status.
+        Status(i32, &'static str),
+        /// A stream of these frames (each holding messages and statuses, as the core writes
+        /// them).
+        Frames(Vec<Bytes>),
     }
 
-    impl Handler for Canned {
-        fn handle(&self, _: InboundRequest) -> BoxFuture<'static, InboundResponse> {
-            let mut response = http::Response::new(Bytes::from_static(self.body.as_bytes()));
-            *response.status_mut() = http::StatusCode::from_u16(self.status).unwrap();
-            response
-                .headers_mut()
-                .insert("a2a-extensions", HeaderValue::from_static("urn:ext:a"));
-            response.extensions_mut().insert(CallInfo {
-                caller: Revision::V1_0,
-                binding: Binding::HttpJson,
-                method: Some(Method::GetTask),
-                upstream: None,
-                upstream_binding: None,
-                error_code: self.error.map(ErrorCode::code),
-            });
-            Box::pin(std::future::ready(InboundResponse::Full(response)))
+    /// An entry that answers every call with its answer and keeps the calls it was handed.
+    #[derive(Clone)]
+    struct Canned {
+        answer: Answer,
+        seen: Arc<Mutex<Vec<(Revision, Method, Bytes)>>>,
+    }
+
+    impl Canned {
+        fn new(answer: Answer) -> Self {
+            Self {
+                answer,
+                seen: Arc::default(),
+            }
         }
     }
 
-    fn services() -> Vec<Service> {
-        vec![
-            crate::transcode::tests::v10(),
-            crate::transcode::tests::v03(),
-        ]
+    impl GrpcEntry for Canned {
+        fn call(&self, call: GrpcCall) -> BoxFuture<'static, InboundResponse> {
+            self.seen
+                .lock()
+                .unwrap()
+                .push((call.revision, call.method, call.message));
+            let answer = match self.answer.clone() {
+                Answer::Message(message) => {
+                    let mut response = http::Response::new(Bytes::from_static(message));
+                    let headers = response.headers_mut();
+                    headers.insert("grpc-status", HeaderValue::from_static("0"));
+                    headers.insert("a2a-extensions", HeaderValue::from_static("urn:ext:a"));
+                    InboundResponse::Full(response)
+                }
+                Answer::Status(code, message) => bridge_app::grpc::plain_status(code, message),
+                Answer::Frames(frames) => {
+                    let (head, ()) = http::Response::new(()).into_parts();
+                    InboundResponse::Stream {
+                        head,
+                        frames: Box::pin(futures_util::stream::iter(frames)),
+                        farewell: None,
+                    }
+                }
+            };
+            Box::pin(std::future::ready(answer))
+        }
     }
 
-    /// A client of both services served over `handler`.
-    async fn serve(
-        handler: impl Handler + 'static,
-    ) -> tonic::client::Grpc<tonic::transport::Channel> {
+    fn codecs() -> Vec<Arc<dyn GrpcCodec>> {
+        vec![Arc::new(bridge_v03::V03Grpc), Arc::new(bridge_v10::V10Grpc)]
+    }
+
+    /// A client of both services served over `entry`.
+    async fn serve(entry: Canned) -> tonic::client::Grpc<tonic::transport::Channel> {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        tokio::spawn(
-            GrpcService::new(services(), Arc::new(handler), 1 << 20).serve(
-                listener,
-                None,
-                std::future::pending(),
-            ),
-        );
+        tokio::spawn(GrpcService::new(codecs(), Arc::new(entry), 1 << 20).serve(
+            listener,
+            None,
+            std::future::pending(),
+        ));
         let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
             .unwrap()
             .connect()
@@ -983,44 +674,118 @@ mod tests {
     }
 
     async fn call(
-        canned: Canned,
+        entry: Canned,
         path: &'static str,
-        request: Bytes,
+        request: &'static [u8],
     ) -> Result<tonic::Response<Bytes>, Status> {
-        let mut client = serve(canned).await;
+        let mut client = serve(entry).await;
         client
             .unary(
-                tonic::Request::new(request),
+                tonic::Request::new(Bytes::from_static(request)),
                 http::uri::PathAndQuery::from_static(path),
                 RawCodec,
             )
             .await
     }
 
-    fn get_task_v10() -> Bytes {
-        let pool = DescriptorPool::decode(bridge_v10::grpc::DESCRIPTORS).unwrap();
-        let input = pool
-            .get_message_by_name("lf.a2a.v1.GetTaskRequest")
-            .unwrap();
-        let message = DynamicMessage::deserialize(input, serde_json::json!({"id": "t-1"})).unwrap();
-        Bytes::from(message.encode_to_vec())
-    }
+    /// A 1.0 `GetTaskRequest` for `t-1`.
+    const GET_TASK: &[u8] = &[0x0a, 0x03, b't', b'-', b'1'];
 
     #[tokio::test]
-    async fn an_answer_becomes_the_response_message_with_the_activated_extensions() {
-        let canned = Canned {
-            status: 200,
-            body: r#"{"id": "t-1", "status": {"state": "TASK_STATE_WORKING"}}"#,
-            error: None,
-        };
-        let answer = call(canned, "/lf.a2a.v1.A2AService/GetTask", get_task_v10())
+    async fn a_call_reaches_the_entry_as_its_revision_and_method_and_its_answer_comes_back() {
+        let entry = Canned::new(Answer::Message(b"\x0a\x03t-1"));
+        let seen = Arc::clone(&entry.seen);
+        let answer = call(entry.clone(), "/lf.a2a.v1.A2AService/GetTask", GET_TASK)
             .await
             .unwrap();
+        assert_eq!(answer.get_ref().as_ref(), b"\x0a\x03t-1");
         assert_eq!(
             answer.metadata().get("a2a-extensions").unwrap(),
             "urn:ext:a"
         );
-        assert!(!answer.get_ref().is_empty());
+        call(entry, "/a2a.v1.A2AService/CancelTask", b"")
+            .await
+            .unwrap();
+        let seen = seen.lock().unwrap();
+        assert_eq!(
+            *seen,
+            [
+                (
+                    Revision::V1_0,
+                    Method::GetTask,
+                    Bytes::from_static(GET_TASK)
+                ),
+                (Revision::V0_3, Method::CancelTask, Bytes::new()),
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn an_entrys_refusal_is_its_status_and_an_unserved_path_is_unimplemented() {
+        let refusing = || Canned::new(Answer::Status(5, "task t-1 not found"));
+        let status = call(refusing(), "/lf.a2a.v1.A2AService/GetTask", GET_TASK)
+            .await
+            .unwrap_err();
+        assert_eq!(status.code(), Code::NotFound);
+        assert_eq!(status.message(), "task t-1 not found");
+        for path in [
+            "/lf.a2a.v1.A2AService/Nope",
+            "/lf.a2a.v1.Other/GetTask",
+            "/GetTask",
+        ] {
+            let entry = refusing();
+            let seen = Arc::clone(&entry.seen);
+            let status = call(entry, path, GET_TASK).await.unwrap_err();
+            assert_eq!(status.code(), Code::Unimplemented, "{path}");
+            assert!(status.message().contains(path), "{status:?}");
+            assert!(seen.lock().unwrap().is_empty(), "{path}");
+        }
+    }
+
+    #[tokio::test]
+    async fn every_message_of_a_frame_is_a_message_of_its_own_and_a_closing_status_ends_the_stream()
+    {
+        let message = |text: &[u8]| Frame::message(text);
+        let ok = GrpcStatus {
+            code: 0,
+            message: String::new(),
+            details: None,
+        };
+        let failed = GrpcStatus {
+            code: 13,
+            message: "the agent broke".to_owned(),
+            details: None,
+        };
+        for (end, fails) in [(ok, false), (failed, true)] {
+            let two = [message(b"one"), message(b"two")].concat();
+            let last = [message(b"three"), Frame::status(&end)].concat();
+            let entry = Canned::new(Answer::Frames(vec![Bytes::from(two), Bytes::from(last)]));
+            let mut client = serve(entry).await;
+            let mut stream = client
+                .server_streaming(
+                    tonic::Request::new(Bytes::new()),
+                    http::uri::PathAndQuery::from_static(
+                        "/lf.a2a.v1.A2AService/SendStreamingMessage",
+                    ),
+                    RawCodec,
+                )
+                .await
+                .unwrap()
+                .into_inner();
+            let mut messages = Vec::new();
+            let outcome = loop {
+                match stream.message().await {
+                    Ok(Some(message)) => messages.push(message),
+                    Ok(None) => break None,
+                    Err(status) => break Some(status),
+                }
+            };
+            assert_eq!(messages, ["one", "two", "three"].map(str::as_bytes));
+            assert_eq!(
+                outcome.map(|s| (s.code(), s.message().to_owned())),
+                fails.then(|| (Code::Internal, "the agent broke".to_owned()))
+            );
+        }
     }
 
     #[tokio::test]
@@ -1028,18 +793,14 @@ mod tests {
         use tokio::io::AsyncReadExt as _;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        let canned = Canned {
-            status: 200,
-            body: r#"{"id": "t-1", "status": {"state": "TASK_STATE_WORKING"}}"#,
-            error: None,
-        };
         let limits = GrpcLimits {
             connections: 2,
             first_read: Duration::from_millis(300),
             ..GrpcLimits::default()
         };
+        let entry = Canned::new(Answer::Message(b"\x0a\x03t-1"));
         tokio::spawn(
-            GrpcService::new(services(), Arc::new(canned), 1 << 20)
+            GrpcService::new(codecs(), Arc::new(entry), 1 << 20)
                 .with_limits(limits)
                 .serve(listener, None, std::future::pending()),
         );
@@ -1070,7 +831,7 @@ mod tests {
             client.ready().await.unwrap();
             client
                 .unary(
-                    tonic::Request::new(get_task_v10()),
+                    tonic::Request::new(Bytes::from_static(GET_TASK)),
                     http::uri::PathAndQuery::from_static("/lf.a2a.v1.A2AService/GetTask"),
                     RawCodec,
                 )
@@ -1092,162 +853,5 @@ mod tests {
             .unwrap()
             .unwrap();
         drop(second);
-    }
-
-    #[tokio::test]
-    async fn an_error_is_the_status_its_revision_gives_it() {
-        let body =
-            r#"{"error": {"code": 404, "status": "NOT_FOUND", "message": "task t-1 not found"}}"#;
-        let not_found = || Canned {
-            status: 404,
-            body,
-            error: Some(ErrorCode::TaskNotFound),
-        };
-        let status = call(not_found(), "/lf.a2a.v1.A2AService/GetTask", get_task_v10())
-            .await
-            .unwrap_err();
-        assert_eq!(status.code(), Code::NotFound);
-        assert_eq!(status.message(), "task t-1 not found");
-        assert!(String::from_utf8_lossy(status.details()).contains("TASK_NOT_FOUND"));
-
-        // 0.3: the class prefix, no details. (The 0.3 GetTask names the task `tasks/{id}`.)
-        let pool = DescriptorPool::decode(bridge_v03::grpc::DESCRIPTORS).unwrap();
-        let input = pool.get_message_by_name("a2a.v1.GetTaskRequest").unwrap();
-        let request =
-            DynamicMessage::deserialize(input, serde_json::json!({"name": "tasks/t-1"})).unwrap();
-        let status = call(
-            Canned {
-                status: 404,
-                body: r#"{"message": "task t-1 not found"}"#,
-                error: Some(ErrorCode::TaskNotFound),
-            },
-            "/a2a.v1.A2AService/GetTask",
-            Bytes::from(request.encode_to_vec()),
-        )
-        .await
-        .unwrap_err();
-        assert_eq!(status.code(), Code::NotFound);
-        assert_eq!(status.message(), "TaskNotFoundError: task t-1 not found");
-        assert!(status.details().is_empty());
-
-        // A path no service serves, and a message that does not decode.
-        let status = call(not_found(), "/lf.a2a.v1.A2AService/Nope", get_task_v10())
-            .await
-            .unwrap_err();
-        assert_eq!(status.code(), Code::Unimplemented);
-        let status = call(
-            not_found(),
-            "/lf.a2a.v1.A2AService/GetTask",
-            Bytes::from_static(b"\xff\xff"),
-        )
-        .await
-        .unwrap_err();
-        assert_eq!(status.code(), Code::InvalidArgument);
-        assert!(String::from_utf8_lossy(status.details()).contains("INVALID_PARAMS"));
-
-        // A refusal of the caller's credentials (HTTP 401, whatever A2A error the body names
-        // for HTTP callers) is UNAUTHENTICATED; 403 is PERMISSION_DENIED.
-        for (http_status, code) in [(401, Code::Unauthenticated), (403, Code::PermissionDenied)] {
-            let status = call(
-                Canned {
-                    status: http_status,
-                    body: r#"{"error": {"code": 401, "message": "unauthorized: send a valid bearer token"}}"#,
-                    error: Some(ErrorCode::InvalidRequest),
-                },
-                "/lf.a2a.v1.A2AService/GetTask",
-                get_task_v10(),
-            )
-            .await
-            .unwrap_err();
-            assert_eq!(status.code(), code, "{status:?}");
-            assert!(status.message().contains("unauthorized"), "{status:?}");
-            // In the 1.0 error form: a `google.rpc.Status` with the A2A error's `ErrorInfo`.
-            let details = String::from_utf8_lossy(status.details()).into_owned();
-            assert!(details.contains("INVALID_REQUEST"), "{status:?}");
-        }
-    }
-
-    /// A handler that answers every call with a stream of `frames`.
-    struct Streaming {
-        frames: Vec<&'static str>,
-    }
-
-    impl Handler for Streaming {
-        fn handle(&self, _: InboundRequest) -> BoxFuture<'static, InboundResponse> {
-            let frames: Vec<Bytes> = self
-                .frames
-                .iter()
-                .map(|f| Bytes::from_static(f.as_bytes()))
-                .collect();
-            let (head, ()) = http::Response::new(()).into_parts();
-            Box::pin(std::future::ready(InboundResponse::Stream {
-                head,
-                frames: Box::pin(futures_util::stream::iter(frames)),
-                farewell: None,
-            }))
-        }
-    }
-
-    #[tokio::test]
-    async fn every_event_of_a_frame_is_a_message_of_its_own() {
-        let status_event = |state: &str| {
-            format!(
-                r#"data: {{"statusUpdate": {{"taskId": "t-1", "contextId": "c-1", "status": {{"state": "{state}"}}}}}}"#
-            )
-        };
-        let two = Box::leak(
-            format!(
-                "{}\n\n{}\n\n",
-                status_event("TASK_STATE_SUBMITTED"),
-                status_event("TASK_STATE_WORKING")
-            )
-            .into_boxed_str(),
-        );
-        let last =
-            Box::leak(format!("{}\n\n", status_event("TASK_STATE_COMPLETED")).into_boxed_str());
-        let handler = Streaming {
-            frames: vec![two, last],
-        };
-        let mut client = serve(handler).await;
-        let pool = DescriptorPool::decode(bridge_v10::grpc::DESCRIPTORS).unwrap();
-        let input = pool
-            .get_message_by_name("lf.a2a.v1.SendMessageRequest")
-            .unwrap();
-        let request = DynamicMessage::deserialize(
-            input,
-            serde_json::json!({"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}),
-        )
-        .unwrap();
-        let mut stream = client
-            .server_streaming(
-                tonic::Request::new(Bytes::from(request.encode_to_vec())),
-                http::uri::PathAndQuery::from_static("/lf.a2a.v1.A2AService/SendStreamingMessage"),
-                RawCodec,
-            )
-            .await
-            .unwrap()
-            .into_inner();
-        let output = pool
-            .get_message_by_name("lf.a2a.v1.StreamResponse")
-            .unwrap();
-        let mut states = Vec::new();
-        while let Some(message) = stream.message().await.unwrap() {
-            let message = DynamicMessage::decode(output.clone(), message).unwrap();
-            let json = serde_json::to_value(&message).unwrap();
-            states.push(
-                json["statusUpdate"]["status"]["state"]
-                    .as_str()
-                    .unwrap()
-                    .to_owned(),
-            );
-        }
-        assert_eq!(
-            states,
-            [
-                "TASK_STATE_SUBMITTED",
-                "TASK_STATE_WORKING",
-                "TASK_STATE_COMPLETED"
-            ]
-        );
     }
 }

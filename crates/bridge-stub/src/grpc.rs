@@ -17,7 +17,9 @@ use bytes::{Bytes, BytesMut};
 use futures_util::Stream;
 use memchr::memmem;
 use prost::Message as _;
-use prost_reflect::{DeserializeOptions, DynamicMessage, MethodDescriptor};
+use prost_reflect::{
+    DescriptorPool, DeserializeOptions, DynamicMessage, MethodDescriptor, ServiceDescriptor,
+};
 use tokio::sync::mpsc;
 use tonic::Status;
 
@@ -30,40 +32,86 @@ use crate::{Binding, Revision, now_ns};
 const TS_PLACEHOLDER: u64 = 1_000_000_000_000_000_000;
 const TS_DIGITS: usize = 19;
 
-/// The gRPC service of `revision`, read from its codec's descriptors.
-///
-/// # Errors
-/// When the descriptors do not hold the service (a build defect).
-pub fn service(revision: Revision) -> Result<bridge_grpc::Service, String> {
-    let (ir, name, descriptors) = match revision {
-        Revision::V03 => (
-            bridge_ir::Revision::V0_3,
-            bridge_v03::grpc::SERVICE,
-            bridge_v03::grpc::DESCRIPTORS,
-        ),
-        Revision::V10 => (
-            bridge_ir::Revision::V1_0,
-            bridge_v10::grpc::SERVICE,
-            bridge_v10::grpc::DESCRIPTORS,
-        ),
-    };
-    // The stub never answers with an error, so the error form is never read.
-    bridge_grpc::Service::new(
-        ir,
-        name,
-        descriptors,
-        bridge_grpc::ErrorForm {
-            status_of: |_| 13,
-            message_of: |_, message| message.to_owned(),
-            details_domain: None,
-        },
-    )
+/// The gRPC service of one revision, read from its codec's descriptors: its methods, and their
+/// messages written from their `ProtoJSON` form.
+#[derive(Debug, Clone)]
+pub struct Proto {
+    service: ServiceDescriptor,
 }
 
-fn method(service: &bridge_grpc::Service, name: &str) -> Result<MethodDescriptor, String> {
-    service
-        .method(name)
-        .ok_or_else(|| format!("{} has no method {name}", service.name()))
+impl Proto {
+    /// The service of `revision`.
+    ///
+    /// # Errors
+    /// When the descriptors do not decode or do not hold the service (a build defect).
+    pub fn of(revision: Revision) -> Result<Self, String> {
+        let (name, descriptors) = match revision {
+            Revision::V03 => (bridge_v03::grpc::SERVICE, bridge_v03::grpc::DESCRIPTORS),
+            Revision::V10 => (bridge_v10::grpc::SERVICE, bridge_v10::grpc::DESCRIPTORS),
+        };
+        let pool = DescriptorPool::decode(descriptors).map_err(|e| e.to_string())?;
+        let service = pool
+            .get_service_by_name(name)
+            .ok_or_else(|| format!("the descriptors lack the service {name}"))?;
+        Ok(Self { service })
+    }
+
+    /// The service's full name (`lf.a2a.v1.A2AService`).
+    #[must_use]
+    pub fn name(&self) -> &str {
+        self.service.full_name()
+    }
+
+    /// The method named `name`.
+    ///
+    /// # Errors
+    /// When the service has no such method.
+    pub fn method(&self, name: &str) -> Result<MethodDescriptor, String> {
+        self.service
+            .methods()
+            .find(|m| m.name() == name)
+            .ok_or_else(|| format!("{} has no method {name}", self.name()))
+    }
+
+    /// An HTTP+JSON answer body of `method` as its response message, its fields written in
+    /// field-number order: members the message does not have are ignored, an empty body is the
+    /// empty message.
+    ///
+    /// # Errors
+    /// When the JSON is no such message.
+    pub fn response(&self, method: &MethodDescriptor, json: &[u8]) -> Result<Vec<u8>, String> {
+        let json = if json.iter().all(u8::is_ascii_whitespace) {
+            b"{}".as_slice()
+        } else {
+            json
+        };
+        let output = method.output();
+        let mut reader = serde_json::Deserializer::from_slice(json);
+        let message = DynamicMessage::deserialize_with_options(
+            output.clone(),
+            &mut reader,
+            &DeserializeOptions::new().deny_unknown_fields(false),
+        )
+        .and_then(|message| reader.end().map(|()| message))
+        .map_err(|e| format!("the answer is no {}: {e}", output.full_name()))?;
+        Ok(message.encode_to_vec())
+    }
+
+    /// A request of `method` written in its `ProtoJSON` form as its request message.
+    ///
+    /// # Errors
+    /// When the JSON is no such message (or has members the message does not have).
+    pub fn request(&self, method: &MethodDescriptor, json: &[u8]) -> Result<Vec<u8>, String> {
+        let input = method.input();
+        let mut reader = serde_json::Deserializer::from_slice(json);
+        let message = DynamicMessage::deserialize_with_options(
+            input.clone(),
+            &mut reader,
+            &DeserializeOptions::new(),
+        )
+        .map_err(|e| format!("the body is no {}: {e}", input.full_name()))?;
+        Ok(message.encode_to_vec())
+    }
 }
 
 /// An encoded message and where its `benchTs` digits are, if it has them.
@@ -76,7 +124,7 @@ struct Encoded {
 impl Encoded {
     /// The HTTP+JSON answer `template` (an SSE frame when `sse`) as `method`'s response.
     fn of(
-        service: &bridge_grpc::Service,
+        proto: &Proto,
         method: &MethodDescriptor,
         template: &Template,
         sse: bool,
@@ -93,7 +141,7 @@ impl Encoded {
         } else {
             &text[..]
         };
-        let bytes = service.response(method, json)?;
+        let bytes = proto.response(method, json)?;
         let ts_at = memmem::find(&bytes, TS_PLACEHOLDER.to_string().as_bytes());
         Ok(Self {
             bytes: Bytes::from(bytes),
@@ -141,18 +189,18 @@ impl GrpcStub {
     /// # Errors
     /// When the canned answers are no messages of the revision's service (a build defect).
     pub fn new(revision: Revision, default_plan: StreamPlan) -> Result<Self, String> {
-        let service = service(revision)?;
+        let proto = Proto::of(revision)?;
         let canned = Canned::over(revision, Binding::Grpc, "127.0.0.1:1");
-        let unary = method(&service, "SendMessage")?;
-        let stream = method(&service, "SendStreamingMessage")?;
+        let unary = proto.method("SendMessage")?;
+        let stream = proto.method("SendStreamingMessage")?;
         Ok(Self {
             inner: Arc::new(Inner {
-                service_name: service.name().to_owned(),
-                send: Encoded::of(&service, &unary, &canned.send, false)?,
-                big: Encoded::of(&service, &unary, &canned.big, false)?,
-                status: Encoded::of(&service, &stream, &canned.status, true)?,
-                artifact: Encoded::of(&service, &stream, &canned.artifact, true)?,
-                done: Encoded::of(&service, &stream, &canned.done, true)?,
+                service_name: proto.name().to_owned(),
+                send: Encoded::of(&proto, &unary, &canned.send, false)?,
+                big: Encoded::of(&proto, &unary, &canned.big, false)?,
+                status: Encoded::of(&proto, &stream, &canned.status, true)?,
+                artifact: Encoded::of(&proto, &stream, &canned.artifact, true)?,
+                done: Encoded::of(&proto, &stream, &canned.done, true)?,
                 default_plan,
             }),
         })
@@ -326,27 +374,16 @@ impl GrpcTarget {
         json: &[u8],
     ) -> Result<Self, ClientError> {
         let fail = |e: String| ClientError(e);
-        let service = service(revision).map_err(fail)?;
-        let method = method(&service, method_name).map_err(fail)?;
-        let mut reader = serde_json::Deserializer::from_slice(json);
-        let message = DynamicMessage::deserialize_with_options(
-            method.input(),
-            &mut reader,
-            &DeserializeOptions::new(),
-        )
-        .map_err(|e| {
-            ClientError(format!(
-                "the body is no {}: {e}",
-                method.input().full_name()
-            ))
-        })?;
-        let path = format!("/{}/{method_name}", service.name())
+        let proto = Proto::of(revision).map_err(fail)?;
+        let method = proto.method(method_name).map_err(fail)?;
+        let message = proto.request(&method, json).map_err(fail)?;
+        let path = format!("/{}/{method_name}", proto.name())
             .parse()
             .map_err(|e| ClientError(format!("path: {e}")))?;
         Ok(Self {
             url: url.to_owned(),
             path,
-            message: Bytes::from(message.encode_to_vec()),
+            message: Bytes::from(message),
             metadata: Vec::new(),
         })
     }
@@ -568,6 +605,79 @@ mod tests {
                 b"big"
             };
             assert_eq!(bench(&target.message), Some(expected));
+        }
+    }
+
+    /// The HTTP+JSON answer `template` (an SSE frame when `sse`) with the placeholder stamp.
+    fn json_of(template: &Template, sse: bool) -> Vec<u8> {
+        let text: Vec<u8> = template
+            .render(b"null", TS_PLACEHOLDER)
+            .iter()
+            .flat_map(|frame| frame.iter().copied())
+            .collect();
+        if sse {
+            text[b"data: ".len()..text.len() - 2].to_vec()
+        } else {
+            text
+        }
+    }
+
+    #[test]
+    fn every_canned_message_reads_as_the_http_json_answer_it_was_written_from() {
+        use bridge_app::codec::RestCodec;
+        use bridge_ir::Method;
+
+        for revision in [Revision::V03, Revision::V10] {
+            let stub = GrpcStub::new(
+                revision,
+                StreamPlan {
+                    events: 1,
+                    gap_us: 0,
+                    hold_ms: 0,
+                },
+            )
+            .unwrap();
+            let canned = Canned::over(revision, Binding::Grpc, "127.0.0.1:1");
+            let rest: &dyn RestCodec = match revision {
+                Revision::V03 => &bridge_v03::V03Rest,
+                Revision::V10 => &bridge_v10::V10Rest,
+            };
+            for (encoded, template) in [
+                (&stub.inner.send, &canned.send),
+                (&stub.inner.big, &canned.big),
+            ] {
+                let reply = match revision {
+                    Revision::V03 => {
+                        bridge_v03::grpc::decode_response(Method::SendMessage, &encoded.bytes)
+                    }
+                    Revision::V10 => {
+                        bridge_v10::grpc::decode_response(Method::SendMessage, &encoded.bytes)
+                    }
+                };
+                let json = json_of(template, false);
+                assert_eq!(
+                    reply.unwrap(),
+                    rest.decode_result(Method::SendMessage, &json).unwrap(),
+                    "{revision:?}"
+                );
+            }
+            for (encoded, template) in [
+                (&stub.inner.status, &canned.status),
+                (&stub.inner.artifact, &canned.artifact),
+                (&stub.inner.done, &canned.done),
+            ] {
+                let event = match revision {
+                    Revision::V03 => bridge_v03::grpc::decode_event(&encoded.bytes),
+                    Revision::V10 => bridge_v10::grpc::decode_event(&encoded.bytes),
+                };
+                let json = json_of(template, true);
+                assert_eq!(
+                    event.unwrap(),
+                    rest.decode_event(&json).unwrap(),
+                    "{revision:?}"
+                );
+                assert!(encoded.ts_at.is_some(), "{revision:?}");
+            }
         }
     }
 }

@@ -1,66 +1,53 @@
-//! The gRPC transcoder (`bridge_grpc::Service`) on arbitrary bytes: as the request and the
-//! response message of every method, and as the path and body of an HTTP+JSON request. Checked:
-//! nothing panics; a request message that decodes is laid out as an HTTP+JSON request the
-//! revision's REST codec routes to the same method, and a response message that decodes is
-//! written as JSON that reads back into the same message.
+//! A revision's gRPC codec (its protobuf <-> IR mapping) on arbitrary bytes: as the request and
+//! the response message of every method, as a stream message, and as a status's details.
+//! Checked: nothing panics; whatever decodes is written back as a message that decodes, and
+//! writing that again gives the same bytes (the mapping settles after one round).
 
-use bridge_app::codec::RestCodec;
-use bridge_grpc::{ErrorForm, Service};
-use bridge_ir::Revision;
+use bridge_app::codec::{GrpcCodec, GrpcStatus};
+use bridge_ir::{Method, Revision};
 
-fn service(revision: Revision) -> Option<(Service, &'static dyn RestCodec)> {
+fn codec(revision: Revision) -> &'static dyn GrpcCodec {
     match revision {
-        Revision::V1_0 => Service::new(
-            revision,
-            bridge_v10::grpc::SERVICE,
-            bridge_v10::grpc::DESCRIPTORS,
-            ErrorForm {
-                status_of: bridge_v10::grpc::status_of,
-                message_of: |_, m| m.to_owned(),
-                details_domain: Some(bridge_v10::grpc::ERROR_DOMAIN),
-            },
-        )
-        .ok()
-        .map(|s| (s, &bridge_v10::V10Rest as &dyn RestCodec)),
-        Revision::V0_3 => Service::new(
-            revision,
-            bridge_v03::grpc::SERVICE,
-            bridge_v03::grpc::DESCRIPTORS,
-            ErrorForm {
-                status_of: bridge_v03::grpc::status_of,
-                message_of: bridge_v03::grpc::message_of,
-                details_domain: None,
-            },
-        )
-        .ok()
-        .map(|s| (s, &bridge_v03::V03Rest as &dyn RestCodec)),
+        Revision::V1_0 => &bridge_v10::V10Grpc,
+        Revision::V0_3 => &bridge_v03::V03Grpc,
     }
 }
 
 pub fn decode_everything(revision: Revision, data: &[u8]) {
-    let Some((service, codec)) = service(revision) else {
-        panic!("the descriptors do not hold the service");
-    };
-    for method in service.methods() {
-        if let Ok(call) = service.to_rest(&method, data) {
-            if let Ok(route) = codec.route(&call.verb, &call.path) {
-                let _ = codec.decode_request(&route, call.query.as_deref(), &call.body);
-            }
+    let codec = codec(revision);
+    for method in Method::ALL {
+        if codec.rpc_of(method).is_none() {
+            continue;
         }
-        if let Ok(json) = service.response_json(&method, data) {
-            let again = service.response(&method, &json).expect("written JSON reads back");
-            assert_eq!(
-                service.response_json(&method, &again).expect("the message decodes"),
-                json,
-                "{}",
-                method.name()
-            );
+        if let Ok(call) = codec.decode_request(method, data) {
+            let once = codec.encode_request(call).value;
+            let again = codec
+                .decode_request(method, &once)
+                .expect("a written request reads back");
+            assert_eq!(codec.encode_request(again).value, once, "{method:?}");
         }
-        let _ = service.response(&method, data);
+        if let Ok(reply) = codec.decode_response(method, data)
+            && let Ok(once) = codec.encode_response(method, reply)
+        {
+            let again = codec
+                .decode_response(method, &once.value)
+                .expect("a written response reads back");
+            let twice = codec
+                .encode_response(method, again)
+                .expect("a response read back writes again");
+            assert_eq!(twice.value, once.value, "{method:?}");
+        }
     }
-    if let Ok(path) = std::str::from_utf8(data) {
-        for verb in [http::Method::GET, http::Method::POST, http::Method::DELETE] {
-            let _ = service.from_rest(&verb, path, Some(path), data);
-        }
+    if let Ok(event) = codec.decode_event(data) {
+        let once = codec.encode_event(event).value;
+        let again = codec.decode_event(&once).expect("a written event reads back");
+        assert_eq!(codec.encode_event(again).value, once);
+    }
+    for code in [0, 2, 5, 13] {
+        let _ = codec.decode_error(&GrpcStatus {
+            code,
+            message: String::from_utf8_lossy(data).into_owned(),
+            details: Some(data.to_vec()),
+        });
     }
 }

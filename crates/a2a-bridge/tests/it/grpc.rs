@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use a2a_bridge::runtime::{ViaGrpc, grpc_services};
+use a2a_bridge::runtime::{GrpcRoute, codecs};
 use bridge_grpc::RawCodec;
 use bytes::Bytes;
 use prost::Message as _;
@@ -32,8 +32,11 @@ async fn a_grpc_call_reaches_the_agent_and_is_counted_as_grpc_and_an_oversized_o
     .await;
     wait_ready(&running).await;
     let service = bridge_grpc::GrpcService::new(
-        grpc_services().unwrap(),
-        Arc::new(ViaGrpc(Arc::clone(&running.gateway))),
+        codecs().grpc,
+        Arc::new(GrpcRoute {
+            gateway: Arc::clone(&running.gateway),
+            route: "default".to_owned(),
+        }),
         2048,
     );
     let mut client = serve_and_connect(service).await;
@@ -123,7 +126,7 @@ async fn send_over(service: bridge_grpc::GrpcService) -> String {
 }
 
 #[tokio::test]
-async fn a_routes_grpc_listener_reaches_that_routes_agent_by_prefix_and_host() {
+async fn a_routes_grpc_listener_reaches_that_routes_agent() {
     let (root, _) = recorder("the root agent").await;
     let (second, _) = recorder("the second agent").await;
     let (hosted, _) = recorder("the hosted agent").await;
@@ -135,23 +138,17 @@ async fn a_routes_grpc_listener_reaches_that_routes_agent_by_prefix_and_host() {
     ))
     .await;
     wait_ready(&running).await;
-    let service = || {
+    let service = |route: &str| {
         bridge_grpc::GrpcService::new(
-            grpc_services().unwrap(),
-            Arc::new(ViaGrpc(Arc::clone(&running.gateway))),
+            codecs().grpc,
+            Arc::new(GrpcRoute {
+                gateway: Arc::clone(&running.gateway),
+                route: route.to_owned(),
+            }),
             1 << 20,
         )
     };
-    assert_eq!(
-        send_over(service().for_route("/", None)).await,
-        "the root agent"
-    );
-    assert_eq!(
-        send_over(service().for_route("/second", None)).await,
-        "the second agent"
-    );
-    assert_eq!(
-        send_over(service().for_route("/second", Some("agents.example"))).await,
-        "the hosted agent"
-    );
+    assert_eq!(send_over(service("default")).await, "the root agent");
+    assert_eq!(send_over(service("/second")).await, "the second agent");
+    assert_eq!(send_over(service("hosted")).await, "the hosted agent");
 }

@@ -2,11 +2,10 @@
 
 use std::sync::Arc;
 
-use bridge_app::service::Handler;
 use bridge_faults::Fault;
 use bridge_faults::stub::FAULT_HEADER;
+use bridge_grpc::GrpcService;
 use bridge_grpc::RawCodec;
-use bridge_grpc::{ErrorForm, GrpcService, Service};
 use bridge_ir::Revision::{V0_3, V1_0};
 use bytes::Bytes;
 use prost::Message as _;
@@ -19,27 +18,15 @@ use super::{shared, still_up_and_settled, warmed};
 async fn a_grpc_caller_that_goes_away_mid_stream_takes_the_upstream_stream_down_with_it() {
     let _shared = shared().await;
     let (harness, baseline) = warmed(V0_3, V1_0).await;
-    let service = Service::new(
-        V1_0,
-        bridge_v10::grpc::SERVICE,
-        bridge_v10::grpc::DESCRIPTORS,
-        ErrorForm {
-            status_of: bridge_v10::grpc::status_of,
-            message_of: |_, m| m.to_owned(),
-            details_domain: Some(bridge_v10::grpc::ERROR_DOMAIN),
-        },
-    )
-    .unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let handler: Arc<dyn Handler> = Arc::new(Arc::clone(&harness.bridge));
     tokio::spawn(
-        GrpcService::new(vec![service], handler, 1 << 20)
-            .native(
-                bridge_faults::harness::codecs().grpc,
-                Arc::new(Arc::clone(&harness.bridge)),
-            )
-            .serve(listener, None, std::future::pending()),
+        GrpcService::new(
+            bridge_faults::harness::codecs().grpc,
+            Arc::new(Arc::clone(&harness.bridge)),
+            1 << 20,
+        )
+        .serve(listener, None, std::future::pending()),
     );
 
     let pool = DescriptorPool::decode(bridge_v10::grpc::DESCRIPTORS).unwrap();

@@ -8,7 +8,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use bridge_app::service::Handler;
 use bridge_faults::stub::FAULT_HEADER;
 use bridge_faults::{Fault, Harness};
 use bridge_grpc::{GrpcLimits, GrpcService, RawCodec};
@@ -17,7 +16,7 @@ use serde_json::json;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 
-use super::hostile::{grpc_message, grpc_unary, services};
+use super::hostile::{grpc_message, grpc_unary};
 use super::{exclusive, still_up_and_settled, warmed};
 
 const DATA: u8 = 0;
@@ -47,15 +46,14 @@ const LIMITS: GrpcLimits = GrpcLimits {
 async fn limited_front(harness: &Harness) -> SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let handler: Arc<dyn Handler> = Arc::new(Arc::clone(&harness.bridge));
     tokio::spawn(
-        GrpcService::new(services(), handler, 64 * 1024)
-            .native(
-                bridge_faults::harness::codecs().grpc,
-                Arc::new(Arc::clone(&harness.bridge)),
-            )
-            .with_limits(LIMITS)
-            .serve(listener, None, std::future::pending()),
+        GrpcService::new(
+            bridge_faults::harness::codecs().grpc,
+            Arc::new(Arc::clone(&harness.bridge)),
+            64 * 1024,
+        )
+        .with_limits(LIMITS)
+        .serve(listener, None, std::future::pending()),
     );
     addr
 }
@@ -433,15 +431,14 @@ async fn ten_thousand_streams_on_one_connection_hold_only_the_default_limit() {
     // The listener as the binary sets it up by default: 100 calls a connection.
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let grpc = listener.local_addr().unwrap();
-    let handler: Arc<dyn Handler> = Arc::new(Arc::clone(&harness.bridge));
     tokio::spawn(
-        GrpcService::new(services(), handler, 64 * 1024)
-            .native(
-                bridge_faults::harness::codecs().grpc,
-                Arc::new(Arc::clone(&harness.bridge)),
-            )
-            .with_limits(GrpcLimits::default())
-            .serve(listener, None, std::future::pending()),
+        GrpcService::new(
+            bridge_faults::harness::codecs().grpc,
+            Arc::new(Arc::clone(&harness.bridge)),
+            64 * 1024,
+        )
+        .with_limits(GrpcLimits::default())
+        .serve(listener, None, std::future::pending()),
     );
     served(grpc).await;
     let before = resident();

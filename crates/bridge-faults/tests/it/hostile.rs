@@ -8,10 +8,9 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use bridge_app::service::Handler;
 use bridge_faults::harness::{MAX_BODY, Options};
 use bridge_faults::{Answer, Harness};
-use bridge_grpc::{ErrorForm, GrpcService, RawCodec, Service};
+use bridge_grpc::{GrpcService, RawCodec};
 use bridge_ir::Binding;
 use bridge_ir::Revision::{self, V0_3, V1_0};
 use bytes::Bytes;
@@ -23,46 +22,17 @@ use tokio::net::TcpStream;
 
 use super::{error_message, shared, still_up_and_settled, warmed};
 
-/// Both revisions' gRPC services, as the binary serves them.
-pub(super) fn services() -> Vec<Service> {
-    vec![
-        Service::new(
-            V1_0,
-            bridge_v10::grpc::SERVICE,
-            bridge_v10::grpc::DESCRIPTORS,
-            ErrorForm {
-                status_of: bridge_v10::grpc::status_of,
-                message_of: |_, m| m.to_owned(),
-                details_domain: Some(bridge_v10::grpc::ERROR_DOMAIN),
-            },
-        )
-        .unwrap(),
-        Service::new(
-            V0_3,
-            bridge_v03::grpc::SERVICE,
-            bridge_v03::grpc::DESCRIPTORS,
-            ErrorForm {
-                status_of: bridge_v03::grpc::status_of,
-                message_of: bridge_v03::grpc::message_of,
-                details_domain: None,
-            },
-        )
-        .unwrap(),
-    ]
-}
-
 /// A gRPC listener in front of the harness's bridge, with a 64 KiB message limit.
 async fn grpc_front(harness: &Harness) -> SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let handler: Arc<dyn Handler> = Arc::new(Arc::clone(&harness.bridge));
     tokio::spawn(
-        GrpcService::new(services(), handler, 64 * 1024)
-            .native(
-                bridge_faults::harness::codecs().grpc,
-                Arc::new(Arc::clone(&harness.bridge)),
-            )
-            .serve(listener, None, std::future::pending()),
+        GrpcService::new(
+            bridge_faults::harness::codecs().grpc,
+            Arc::new(Arc::clone(&harness.bridge)),
+            64 * 1024,
+        )
+        .serve(listener, None, std::future::pending()),
     );
     addr
 }

@@ -192,6 +192,27 @@ impl GrpcCodec for V03Grpc {
             details: None,
         }
     }
+
+    fn rpc_of(&self, method: Method) -> Option<&'static str> {
+        rpc_of(method)
+    }
+
+    fn encode_request(&self, call: Call) -> Translated<Vec<u8>> {
+        encode_request(call)
+    }
+
+    fn decode_response(&self, method: Method, message: &[u8]) -> Result<Reply, DecodeError> {
+        decode_response(method, message)
+    }
+
+    fn decode_event(&self, message: &[u8]) -> Result<StreamEvent, DecodeError> {
+        decode_event(message)
+    }
+
+    fn decode_error(&self, status: &GrpcStatus) -> RpcError {
+        let (code, message) = error_of(status.code, &status.message);
+        RpcError::new(code, message)
+    }
 }
 
 /// The gRPC status code an A2A error travels under (a2a-sdk 0.3.26 `GrpcHandler.abort_context`;
@@ -263,6 +284,16 @@ pub fn error_of(status: i32, message: &str) -> (ErrorCode, String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_named_error_written_as_a_status_reads_back_as_itself() {
+        for error in ErrorCode::NAMED {
+            let status = V03Grpc.encode_error(&RpcError::new(error, "why: it broke"), None);
+            let back = V03Grpc.decode_error(&status);
+            assert_eq!(back.code, error, "{error:?}");
+            assert_eq!(back.message, "why: it broke", "{error:?}");
+        }
+    }
 
     #[test]
     fn every_named_error_comes_back_from_its_status_and_message() {

@@ -15,7 +15,8 @@
 //! whose first detail is an `ErrorInfo` with the error's reason and the domain
 //! [`ERROR_DOMAIN`], in `grpc-status-details-bin`, with the same code and message as the status
 //! (a2a-sdk 1.3.0's client refuses a status whose details disagree with it). Back, the reason of
-//! an `ErrorInfo` of that domain names the error; without one, [`error_of`] reads the code.
+//! the first `ErrorInfo` ([`reason_of`]) names the error when it is an A2A reason, whatever its
+//! domain; without one, [`error_of`] reads the code.
 
 use bridge_app::codec::{DecodeError, EncodeError, GrpcCodec, GrpcStatus};
 use bridge_ir::{Call, ErrorCode, Method, Reply, Revision, RpcError, StreamEvent, Translated};
@@ -201,6 +202,30 @@ impl GrpcCodec for V10Grpc {
             details: Some(details.encode_to_vec()),
         }
     }
+
+    fn rpc_of(&self, method: Method) -> Option<&'static str> {
+        rpc_of(method)
+    }
+
+    fn encode_request(&self, call: Call) -> Translated<Vec<u8>> {
+        encode_request(call)
+    }
+
+    fn decode_response(&self, method: Method, message: &[u8]) -> Result<Reply, DecodeError> {
+        decode_response(method, message)
+    }
+
+    fn decode_event(&self, message: &[u8]) -> Result<StreamEvent, DecodeError> {
+        decode_event(message)
+    }
+
+    fn decode_error(&self, status: &GrpcStatus) -> RpcError {
+        let reason = status.details.as_deref().and_then(reason_of);
+        RpcError::new(
+            error_of(status.code, reason.as_deref()),
+            status.message.clone(),
+        )
+    }
 }
 
 /// The gRPC status code an A2A error travels under.
@@ -224,6 +249,21 @@ pub const fn status_of(error: ErrorCode) -> i32 {
     }
 }
 
+/// The reason of the first `ErrorInfo` in an encoded `google.rpc.Status` (the
+/// `grpc-status-details-bin` of a status), when it has one.
+#[must_use]
+pub fn reason_of(details: &[u8]) -> Option<String> {
+    use prost::Message as _;
+    let status = proto::rpc::Status::decode(details).ok()?;
+    status.details.iter().find_map(|any| {
+        if !any.type_url.ends_with("google.rpc.ErrorInfo") {
+            return None;
+        }
+        let info = proto::rpc::ErrorInfo::decode(any.value.as_slice()).ok()?;
+        Some(info.reason).filter(|r| !r.is_empty())
+    })
+}
+
 /// The A2A error a status stands for: the reason of its `ErrorInfo` (of [`ERROR_DOMAIN`]) when
 /// it has one, else what its code most likely means.
 #[must_use]
@@ -242,6 +282,32 @@ pub fn error_of(status: i32, reason: Option<&str>) -> ErrorCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn details_that_are_no_status_leave_the_error_to_the_code() {
+        let status = GrpcStatus {
+            code: code::NOT_FOUND,
+            message: "no such task".to_owned(),
+            details: Some(b"\xff\x00 not a google.rpc.Status \x12".to_vec()),
+        };
+        assert_eq!(
+            reason_of(status.details.as_deref().unwrap_or_default()),
+            None
+        );
+        let error = V10Grpc.decode_error(&status);
+        assert_eq!(error.code, ErrorCode::TaskNotFound);
+        assert_eq!(error.message, "no such task");
+    }
+
+    #[test]
+    fn every_named_error_written_as_a_status_reads_back_as_itself() {
+        for error in ErrorCode::NAMED {
+            let status = V10Grpc.encode_error(&RpcError::new(error, "why: it broke"), None);
+            let back = V10Grpc.decode_error(&status);
+            assert_eq!(back.code, error, "{error:?}");
+            assert_eq!(back.message, "why: it broke", "{error:?}");
+        }
+    }
 
     #[test]
     fn every_named_error_comes_back_from_its_status_and_reason() {

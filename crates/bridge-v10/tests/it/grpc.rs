@@ -400,6 +400,46 @@ fn a_message_that_is_not_protobuf_or_holds_bad_values_is_refused_naming_it() {
     assert!(grpc::decode_request(Method::SendMessage, &[]).is_err());
 }
 
+/// A length-delimited field `field` holding `body`.
+fn delimited(field: u8, body: &[u8]) -> Vec<u8> {
+    let mut out = vec![(field << 3) | 2];
+    let mut length = body.len();
+    while length >= 0x80 {
+        out.push(u8::try_from(length & 0x7f).unwrap() | 0x80);
+        length >>= 7;
+    }
+    out.push(u8::try_from(length).unwrap());
+    out.extend_from_slice(body);
+    out
+}
+
+/// A `SendMessageRequest` whose metadata holds a `google.protobuf.Value` nested `depth` lists
+/// deep.
+fn nested_request(depth: usize) -> Vec<u8> {
+    let mut value = Vec::new();
+    for _ in 0..depth {
+        // Value.list_value (6) holding a ListValue whose values (1) hold the value so far.
+        value = delimited(6, &delimited(1, &value));
+    }
+    let entry = [delimited(1, b"a"), delimited(2, &value)].concat();
+    let metadata = delimited(1, &entry);
+    // Message: message_id "m", ROLE_USER, one text part "hi".
+    let message = [
+        delimited(1, b"m"),
+        vec![0x20, 0x01],
+        delimited(5, &delimited(1, b"hi")),
+    ]
+    .concat();
+    [delimited(2, &message), delimited(4, &metadata)].concat()
+}
+
+#[test]
+fn a_message_nested_ten_thousand_deep_is_refused_not_a_stack_overflow() {
+    assert!(grpc::decode_request(Method::SendMessage, &nested_request(5)).is_ok());
+    let refused = grpc::decode_request(Method::SendMessage, &nested_request(10_000)).unwrap_err();
+    assert!(refused.message.contains("recursion"), "{refused}");
+}
+
 proptest::proptest! {
     #[test]
     fn a_stream_event_written_as_protobuf_reads_back_to_the_same_message(event in super::event()) {

@@ -1,0 +1,247 @@
+//! The upstream hop: a call sent to the agent in its revision and binding, and its answer or
+//! its events read back into the IR.
+//!
+//! What differs per binding is an [`AgentForm`]: [`over_http::JsonRpcAgent`] and
+//! [`over_http::RestAgent`] over the HTTP port ([`Upstream`](crate::upstream::Upstream)),
+//! [`over_grpc::GrpcAgent`] over the gRPC port ([`GrpcUpstream`](crate::upstream::GrpcUpstream)).
+//! Each encodes the call with its revision's codec, sends it through its port, and reads what
+//! comes back into a [`Reply`] or a stream of [`Upcoming`] events; the core never sees a wire
+//! form. The agent's form is chosen once per call from the interface its card names
+//! ([`agent_form`]).
+//!
+//! An upstream that answers what its revision does not allow gets `InvalidAgentResponse`
+//! (-32006) naming what was wrong; one that cannot be reached or does not answer in time gets
+//! `InternalError` (-32603) saying so.
+
+pub(crate) mod over_grpc;
+pub(crate) mod over_http;
+
+use std::pin::Pin;
+use std::sync::Arc;
+
+use bridge_ir::{
+    Binding, Call, ErrorCode, GetTaskParams, Method, Reply, Revision, RpcError, SendResult,
+    StreamEvent, Task,
+};
+use futures_core::Stream;
+use futures_util::future::BoxFuture;
+use http::HeaderMap;
+
+use crate::bridge::{Bridge, Context};
+use crate::codec::EncodeError;
+use crate::upstream::UpstreamError;
+
+/// How an agent of one binding is called.
+pub(crate) trait AgentForm: std::fmt::Debug + Send + Sync {
+    /// The binding this form calls over.
+    fn binding(&self) -> Binding;
+
+    /// Sends a unary call: the agent's reply (or its error, or what was wrong with its answer)
+    /// and the headers of its answer.
+    fn unary<'a>(
+        &'a self,
+        bridge: &'a Bridge,
+        context: &'a Context,
+        call: Call,
+    ) -> BoxFuture<'a, (Result<Reply, RpcError>, HeaderMap)>;
+
+    /// Opens a streaming call: the headers of the agent's answer and its events as they come.
+    /// An agent that refuses the call before any event gives a stream of that refusal.
+    ///
+    /// # Errors
+    ///
+    /// The refusal of a call the agent's revision cannot carry, or the agent not reached.
+    fn open<'a>(
+        &'a self,
+        bridge: &'a Bridge,
+        context: &'a Context,
+        call: Call,
+    ) -> BoxFuture<'a, Result<Opened, RpcError>>;
+}
+
+/// An agent's stream, opened.
+pub(crate) struct Opened {
+    /// The headers of the agent's answer (its activated extensions among them).
+    pub headers: HeaderMap,
+    /// What each read of the agent's answer gave; the end of the answer is the end.
+    pub events: AgentEvents,
+}
+
+/// What each read of an agent's stream gave, in order (none when a read completed no event).
+pub(crate) type AgentEvents = Pin<Box<dyn Stream<Item = Vec<Upcoming>> + Send>>;
+
+/// One thing an agent's stream said, read into the IR.
+#[derive(Debug)]
+pub(crate) enum Upcoming {
+    /// An event.
+    Event(StreamEvent),
+    /// The agent's own error, ending its stream.
+    Refused(RpcError),
+    /// Something the agent's revision does not allow (`InvalidAgentResponse`, named); the
+    /// stream ends.
+    Invalid(RpcError),
+    /// The exchange broke (a reset, a timeout).
+    Broken(UpstreamError),
+}
+
+impl Upcoming {
+    /// An event, or what makes it invalid when it names no task or message where it must.
+    pub(crate) fn identified(event: StreamEvent) -> Self {
+        match unidentified_event(&event) {
+            None => Self::Event(event),
+            Some(what) => Self::Invalid(invalid(format!("an upstream stream event is {what}"))),
+        }
+    }
+}
+
+/// Every agent form the bridge calls through, one per binding.
+const AGENT_FORMS: [&dyn AgentForm; 3] = [
+    &over_http::JsonRpcAgent,
+    &over_http::RestAgent,
+    &over_grpc::GrpcAgent,
+];
+
+/// The form an agent of `binding` is called in.
+pub(crate) fn agent_form(binding: Binding) -> &'static dyn AgentForm {
+    AGENT_FORMS
+        .into_iter()
+        .find(|form| form.binding() == binding)
+        .unwrap_or(&over_http::JsonRpcAgent)
+}
+
+/// Sends a unary call through the call's agent form; an answer that names no task or message
+/// where it must is the agent's invalid response.
+pub(crate) async fn forward(
+    bridge: &Bridge,
+    context: &Context,
+    call: Call,
+) -> (Result<Reply, RpcError>, HeaderMap) {
+    let method = call.method();
+    let (outcome, headers) = context.agent.unary(bridge, context, call).await;
+    let outcome = outcome.and_then(|reply| match unidentified(&reply) {
+        None => Ok(reply),
+        Some(what) => Err(invalid(format!(
+            "the upstream answer to {} is {what}",
+            method.label()
+        ))),
+    });
+    (outcome, headers)
+}
+
+/// Reads a task from the upstream, with at most `history_length` messages of history.
+pub(crate) async fn read_task(
+    bridge: &Arc<Bridge>,
+    context: &Context,
+    task_id: &str,
+    history_length: Option<i32>,
+) -> Result<Task, RpcError> {
+    let call = Call::GetTask(GetTaskParams {
+        id: task_id.to_owned(),
+        history_length,
+        metadata: None,
+        tenant: None,
+    });
+    let mut lookup = context.clone();
+    lookup.method = Method::GetTask;
+    match forward(bridge, &lookup, call).await.0? {
+        Reply::Task(task) => Ok(task),
+        other => Err(invalid(format!(
+            "the upstream answered tasks/get with {other:?} instead of a task"
+        ))),
+    }
+}
+
+/// The agent's fault, named.
+pub(crate) fn invalid(why: String) -> RpcError {
+    RpcError::new(ErrorCode::InvalidAgentResponse, why)
+}
+
+/// The refusal of a call the upstream's codec cannot write.
+pub(crate) fn encode_refusal(upstream: Revision, method: Method, error: EncodeError) -> RpcError {
+    match error {
+        EncodeError::MethodUnsupported { .. } => unsupported(upstream, method),
+        EncodeError::Unrepresentable(why) => RpcError::new(ErrorCode::InvalidParams, why),
+    }
+}
+
+pub(crate) fn unsupported(revision: Revision, method: Method) -> RpcError {
+    RpcError::new(
+        ErrorCode::UnsupportedOperation,
+        format!(
+            "the upstream agent speaks A2A {revision}, which has no {} operation",
+            method.label()
+        ),
+    )
+}
+
+/// The error a caller gets when the upstream could not be reached or did not answer in time;
+/// an answer over the size limit is the agent's invalid response.
+pub(crate) fn upstream_failure(error: &UpstreamError) -> RpcError {
+    match error {
+        UpstreamError::TooLarge(_) => invalid(error.to_string()),
+        _ => RpcError::new(ErrorCode::InternalError, error.to_string()),
+    }
+}
+
+/// What is wrong with an answer that names no task or message where it must: a `ProtoJSON`
+/// (or protobuf) reader ignores unknown members and takes absent ones as empty, so a document
+/// of another shape (another revision's, a JSON-RPC envelope where a bare task belongs) reads
+/// as an empty task unless its identity is checked.
+pub(crate) fn unidentified(reply: &Reply) -> Option<&'static str> {
+    match reply {
+        Reply::Task(task) | Reply::Send(SendResult::Task(task)) if task.id.is_empty() => {
+            Some("a task without an `id`")
+        }
+        Reply::Send(SendResult::Message(message)) if message.message_id.is_empty() => {
+            Some("a message without a `messageId`")
+        }
+        Reply::Event(event) => unidentified_event(event),
+        _ => None,
+    }
+}
+
+/// What is wrong with a stream event that names no task or message where it must.
+pub(crate) fn unidentified_event(event: &StreamEvent) -> Option<&'static str> {
+    match event {
+        StreamEvent::Task(task) if task.id.is_empty() => Some("a task without an `id`"),
+        StreamEvent::Message(message) if message.message_id.is_empty() => {
+            Some("a message without a `messageId`")
+        }
+        StreamEvent::StatusUpdate(update) if update.task_id.is_empty() => {
+            Some("a status update without a `taskId`")
+        }
+        StreamEvent::ArtifactUpdate(update) if update.task_id.is_empty() => {
+            Some("an artifact update without a `taskId`")
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use bridge_ir::Binding;
+
+    /// Every binding, listed through a `match` so that a new one fails to compile here.
+    fn every_binding() -> [Binding; 3] {
+        let all = [Binding::JsonRpc, Binding::HttpJson, Binding::Grpc];
+        for binding in all {
+            match binding {
+                Binding::JsonRpc | Binding::HttpJson | Binding::Grpc => {}
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn every_binding_has_exactly_one_agent_form() {
+        for binding in every_binding() {
+            let forms = super::AGENT_FORMS
+                .iter()
+                .filter(|form| form.binding() == binding)
+                .count();
+            assert_eq!(forms, 1, "{binding:?}");
+            assert_eq!(super::agent_form(binding).binding(), binding);
+        }
+        assert_eq!(super::AGENT_FORMS.len(), 3);
+    }
+}
