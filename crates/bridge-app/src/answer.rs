@@ -13,28 +13,24 @@ use bridge_wire::jsonrpc;
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, StatusCode, header};
 
-use crate::bridge::{Bridge, CallInfo, CallerForm, Context};
+use crate::call::{CallInfo, CallerForm, Context};
 use crate::codec::EncodeError;
+use crate::ports::Ports;
 use crate::service::InboundResponse;
 
-pub(crate) fn observe<T>(
-    bridge: &Bridge,
-    from: Revision,
-    to: Revision,
-    translated: &Translated<T>,
-) {
+pub(crate) fn observe<T>(ports: &Ports, from: Revision, to: Revision, translated: &Translated<T>) {
     if !translated.losses.is_empty() {
-        bridge.observer.losses(from, to, &translated.losses);
+        ports.observer.losses(from, to, &translated.losses);
     }
 }
 
 /// Encodes an outcome in the caller's revision as a JSON-RPC response body.
 pub(crate) fn encode_outcome(
-    bridge: &Bridge,
+    ports: &Ports,
     context: &Context,
     outcome: Result<Reply, RpcError>,
 ) -> Vec<u8> {
-    let codec = bridge.codecs.of(context.caller);
+    let codec = ports.codecs.of(context.caller);
     match outcome {
         Ok(reply) => {
             let mut out = Vec::new();
@@ -42,7 +38,7 @@ pub(crate) fn encode_outcome(
             match codec.encode_result_after(&mut out, context.method, reply) {
                 Ok(losses) => {
                     if !losses.is_empty() {
-                        bridge
+                        ports
                             .observer
                             .losses(context.upstream, context.caller, &losses);
                     }
@@ -50,14 +46,14 @@ pub(crate) fn encode_outcome(
                     out
                 }
                 Err(error) => encode_error(
-                    bridge,
+                    ports,
                     context.caller,
                     &context.id,
                     unwritable(context.caller, &error),
                 ),
             }
         }
-        Err(error) => encode_error(bridge, context.caller, &context.id, error),
+        Err(error) => encode_error(ports, context.caller, &context.id, error),
     }
 }
 
@@ -71,42 +67,42 @@ pub(crate) fn unwritable(caller: Revision, error: &EncodeError) -> RpcError {
 
 /// Writes an error in `revision` as a JSON-RPC response body.
 pub(crate) fn encode_error(
-    bridge: &Bridge,
+    ports: &Ports,
     revision: Revision,
     id: &RequestId,
     error: RpcError,
 ) -> Vec<u8> {
-    let encoded = bridge.codecs.of(revision).encode_error(error);
-    observe(bridge, Revision::V1_0, revision, &encoded);
+    let encoded = ports.codecs.of(revision).encode_error(error);
+    observe(ports, Revision::V1_0, revision, &encoded);
     jsonrpc::write_error(id, &encoded.value)
 }
 
 /// A unary outcome as the caller's answer, in its revision and binding, with the agent's
 /// headers the caller may see.
 pub(crate) fn respond(
-    bridge: &Bridge,
+    ports: &Ports,
     context: &Context,
     outcome: Result<Reply, RpcError>,
     upstream_headers: &HeaderMap,
 ) -> InboundResponse {
-    match context.form.answer(bridge, context, outcome) {
+    match context.form.answer(ports, context, outcome) {
         Ok(mut response) => {
             let extra = crate::headers::toward_caller(upstream_headers, context.caller);
             response.headers_mut().extend(extra);
             InboundResponse::Full(response)
         }
-        Err(error) => refuse(bridge, context, error),
+        Err(error) => refuse(ports, context, error),
     }
 }
 
 /// A unary outcome as a JSON-RPC answer (HTTP 200), with its [`CallInfo`].
 pub(crate) fn json_rpc_answer(
-    bridge: &Bridge,
+    ports: &Ports,
     context: &Context,
     outcome: Result<Reply, RpcError>,
 ) -> http::Response<Bytes> {
     let error_code = outcome.as_ref().err().map(|e| e.code.code());
-    let mut response = json_response(encode_outcome(bridge, context, outcome));
+    let mut response = json_response(encode_outcome(ports, context, outcome));
     response
         .extensions_mut()
         .insert(CallInfo::answered(context, error_code));
@@ -115,18 +111,18 @@ pub(crate) fn json_rpc_answer(
 
 /// A unary answer in the caller's HTTP+JSON form; `Err` is the error to answer instead.
 pub(crate) fn rest_body(
-    bridge: &Bridge,
+    ports: &Ports,
     context: &Context,
     outcome: Result<Reply, RpcError>,
 ) -> Result<http::Response<Bytes>, RpcError> {
-    let codec = bridge
+    let codec = ports
         .codecs
         .rest_of(context.caller)
         .ok_or_else(no_rest_codec)?;
     let encoded = codec
         .encode_result(context.method, outcome?)
         .map_err(|error| unwritable(context.caller, &error))?;
-    observe(bridge, context.upstream, context.caller, &encoded);
+    observe(ports, context.upstream, context.caller, &encoded);
     let mut response = http::Response::new(Bytes::from(encoded.value));
     response
         .headers_mut()
@@ -154,33 +150,33 @@ pub(crate) fn no_rest_codec() -> RpcError {
 }
 
 /// The answer to a call refused with `error`, in the caller's revision and binding.
-pub(crate) fn refuse(bridge: &Bridge, context: &Context, error: RpcError) -> InboundResponse {
+pub(crate) fn refuse(ports: &Ports, context: &Context, error: RpcError) -> InboundResponse {
     context
         .form
-        .refusal(bridge, context.caller, &context.id, error)
+        .refusal(ports, context.caller, &context.id, error)
 }
 
 /// An error in `revision`'s HTTP+JSON form, with the HTTP status the binding gives it.
 pub(crate) fn rest_error_response(
-    bridge: &Bridge,
+    ports: &Ports,
     revision: Revision,
     error: RpcError,
 ) -> InboundResponse {
-    rest_error_with_status(bridge, revision, error, None)
+    rest_error_with_status(ports, revision, error, None)
 }
 
 /// [`rest_error_response`] with the HTTP status the HTTP layer decided, when it did.
 pub(crate) fn rest_error_with_status(
-    bridge: &Bridge,
+    ports: &Ports,
     revision: Revision,
     error: RpcError,
     status: Option<u16>,
 ) -> InboundResponse {
     let code = error.code.code();
-    let (status, body) = match bridge.codecs.rest_of(revision) {
+    let (status, body) = match ports.codecs.rest_of(revision) {
         Some(codec) => {
             let encoded = codec.encode_error(error, status);
-            observe(bridge, Revision::V1_0, revision, &encoded.body);
+            observe(ports, Revision::V1_0, revision, &encoded.body);
             (encoded.status, encoded.body.value)
         }
         None => (
@@ -213,8 +209,8 @@ pub(crate) fn json_rpc_event_frame(context: &Context, event: &[u8]) -> Bytes {
 
 /// The SSE frame that ends an HTTP+JSON stream with `error`: an `error` event holding the
 /// revision's HTTP+JSON error.
-pub(crate) fn rest_error_frame(bridge: &Bridge, revision: Revision, error: RpcError) -> Bytes {
-    let body = match bridge.codecs.rest_of(revision) {
+pub(crate) fn rest_error_frame(ports: &Ports, revision: Revision, error: RpcError) -> Bytes {
+    let body = match ports.codecs.rest_of(revision) {
         Some(codec) => codec.encode_error(error, None).body.value,
         None => br#"{"message":"this revision is not served over HTTP+JSON"}"#.to_vec(),
     };
@@ -235,13 +231,13 @@ pub(crate) fn json_response(body: Vec<u8>) -> http::Response<Bytes> {
 
 /// An error answer in `revision`, HTTP 200.
 pub(crate) fn error_response(
-    bridge: &Bridge,
+    ports: &Ports,
     revision: Revision,
     id: &RequestId,
     error: RpcError,
 ) -> InboundResponse {
     let code = error.code.code();
-    let mut response = json_response(encode_error(bridge, revision, id, error));
+    let mut response = json_response(encode_error(ports, revision, id, error));
     response
         .extensions_mut()
         .insert(CallInfo::refused(revision, Binding::JsonRpc, code));
@@ -283,21 +279,21 @@ impl CallerForm for JsonRpcCaller {
 
     fn answer(
         &self,
-        bridge: &Bridge,
+        ports: &Ports,
         context: &Context,
         outcome: Result<Reply, RpcError>,
     ) -> Result<http::Response<Bytes>, RpcError> {
-        Ok(json_rpc_answer(bridge, context, outcome))
+        Ok(json_rpc_answer(ports, context, outcome))
     }
 
     fn refusal(
         &self,
-        bridge: &Bridge,
+        ports: &Ports,
         revision: Revision,
         id: &RequestId,
         error: RpcError,
     ) -> InboundResponse {
-        error_response(bridge, revision, id, error)
+        error_response(ports, revision, id, error)
     }
 
     fn error_statuses(&self) -> bool {
@@ -306,22 +302,22 @@ impl CallerForm for JsonRpcCaller {
 
     fn refusal_under(
         &self,
-        bridge: &Bridge,
+        ports: &Ports,
         revision: Revision,
         id: &RequestId,
         error: RpcError,
         status: StatusCode,
     ) -> InboundResponse {
-        let mut response = error_response(bridge, revision, id, error);
+        let mut response = error_response(ports, revision, id, error);
         if let InboundResponse::Full(response) = &mut response {
             *response.status_mut() = status;
         }
         response
     }
 
-    fn encode_event(&self, bridge: &Bridge, context: &Context, event: StreamEvent) -> Vec<u8> {
-        let encoded = bridge.codecs.of(context.caller).encode_event(event);
-        observe(bridge, context.upstream, context.caller, &encoded);
+    fn encode_event(&self, ports: &Ports, context: &Context, event: StreamEvent) -> Vec<u8> {
+        let encoded = ports.codecs.of(context.caller).encode_event(event);
+        observe(ports, context.upstream, context.caller, &encoded);
         encoded.value
     }
 
@@ -329,8 +325,8 @@ impl CallerForm for JsonRpcCaller {
         json_rpc_event_frame(context, event)
     }
 
-    fn error_frame(&self, bridge: &Bridge, context: &Context, error: RpcError) -> Bytes {
-        bridge_wire::sse::frame(&encode_error(bridge, context.caller, &context.id, error))
+    fn error_frame(&self, ports: &Ports, context: &Context, error: RpcError) -> Bytes {
+        bridge_wire::sse::frame(&encode_error(ports, context.caller, &context.id, error))
     }
 }
 
@@ -346,21 +342,21 @@ impl CallerForm for RestCaller {
 
     fn answer(
         &self,
-        bridge: &Bridge,
+        ports: &Ports,
         context: &Context,
         outcome: Result<Reply, RpcError>,
     ) -> Result<http::Response<Bytes>, RpcError> {
-        rest_body(bridge, context, outcome)
+        rest_body(ports, context, outcome)
     }
 
     fn refusal(
         &self,
-        bridge: &Bridge,
+        ports: &Ports,
         revision: Revision,
         _id: &RequestId,
         error: RpcError,
     ) -> InboundResponse {
-        rest_error_response(bridge, revision, error)
+        rest_error_response(ports, revision, error)
     }
 
     fn error_statuses(&self) -> bool {
@@ -369,21 +365,21 @@ impl CallerForm for RestCaller {
 
     fn refusal_under(
         &self,
-        bridge: &Bridge,
+        ports: &Ports,
         revision: Revision,
         _id: &RequestId,
         error: RpcError,
         status: StatusCode,
     ) -> InboundResponse {
-        rest_error_with_status(bridge, revision, error, Some(status.as_u16()))
+        rest_error_with_status(ports, revision, error, Some(status.as_u16()))
     }
 
-    fn encode_event(&self, bridge: &Bridge, context: &Context, event: StreamEvent) -> Vec<u8> {
-        let encoded = match bridge.codecs.rest_of(context.caller) {
+    fn encode_event(&self, ports: &Ports, context: &Context, event: StreamEvent) -> Vec<u8> {
+        let encoded = match ports.codecs.rest_of(context.caller) {
             Some(codec) => codec.encode_event(event),
-            None => bridge.codecs.of(context.caller).encode_event(event),
+            None => ports.codecs.of(context.caller).encode_event(event),
         };
-        observe(bridge, context.upstream, context.caller, &encoded);
+        observe(ports, context.upstream, context.caller, &encoded);
         encoded.value
     }
 
@@ -391,7 +387,7 @@ impl CallerForm for RestCaller {
         bridge_wire::sse::frame(event)
     }
 
-    fn error_frame(&self, bridge: &Bridge, context: &Context, error: RpcError) -> Bytes {
-        rest_error_frame(bridge, context.caller, error)
+    fn error_frame(&self, ports: &Ports, context: &Context, error: RpcError) -> Bytes {
+        rest_error_frame(ports, context.caller, error)
     }
 }

@@ -5,7 +5,8 @@
 use bridge_ir::{ErrorCode, RequestId, Revision, RpcError};
 use http::{HeaderMap, HeaderValue, StatusCode, header};
 
-use crate::bridge::{Bridge, CallerForm};
+use crate::bridge::Bridge;
+use crate::call::CallerForm;
 use crate::service::InboundResponse;
 use crate::settings::InboundAuth;
 
@@ -20,7 +21,7 @@ pub(crate) fn refusal(
     id: &RequestId,
     headers: &HeaderMap,
 ) -> Option<InboundResponse> {
-    let auth = bridge.settings.auth.as_ref()?;
+    let auth = bridge.ports.settings.auth.as_ref()?;
     if authorized(auth, headers) {
         return None;
     }
@@ -28,7 +29,8 @@ pub(crate) fn refusal(
         ErrorCode::InvalidRequest,
         "unauthorized: send a valid bearer token in Authorization or an API key",
     );
-    let mut response = form.refusal_under(bridge, revision, id, error, StatusCode::UNAUTHORIZED);
+    let mut response =
+        form.refusal_under(&bridge.ports, revision, id, error, StatusCode::UNAUTHORIZED);
     if let InboundResponse::Full(response) = &mut response {
         response.headers_mut().insert(
             header::WWW_AUTHENTICATE,

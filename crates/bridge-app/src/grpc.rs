@@ -26,8 +26,10 @@ use futures_util::future::BoxFuture;
 use http::{HeaderMap, HeaderValue, StatusCode, header};
 
 use crate::answer::observe;
-use crate::bridge::{Bridge, CallInfo, Caller, CallerForm, Context, Seen};
+use crate::bridge::Bridge;
+use crate::call::{CallInfo, Caller, CallerForm, Context, Seen};
 use crate::codec::GrpcStatus;
+use crate::ports::Ports;
 use crate::service::InboundResponse;
 
 /// `UNIMPLEMENTED`.
@@ -103,10 +105,10 @@ async fn enter(bridge: &Arc<Bridge>, call: GrpcCall) -> InboundResponse {
         message,
         mut headers,
     } = call;
-    let refuse = |error: RpcError| status_response(bridge, revision, &error, None);
-    let Some(codec) = bridge.codecs.grpc_of(revision) else {
+    let refuse = |error: RpcError| status_response(&bridge.ports, revision, &error, None);
+    let Some(codec) = bridge.ports.codecs.grpc_of(revision) else {
         return status_response(
-            bridge,
+            &bridge.ports,
             revision,
             &RpcError::new(
                 ErrorCode::MethodNotFound,
@@ -123,7 +125,7 @@ async fn enter(bridge: &Arc<Bridge>, call: GrpcCall) -> InboundResponse {
     if let Err(error) = version_agrees(&headers, revision) {
         return refuse(error);
     }
-    let limit = bridge.settings.limits.json_depth;
+    let limit = bridge.ports.settings.limits.json_depth;
     let too_deep = || {
         RpcError::new(
             ErrorCode::InvalidRequest,
@@ -240,11 +242,11 @@ impl CallerForm for GrpcCaller {
 
     fn answer(
         &self,
-        bridge: &Bridge,
+        ports: &Ports,
         context: &Context,
         outcome: Result<Reply, RpcError>,
     ) -> Result<http::Response<Bytes>, RpcError> {
-        let codec = bridge.codecs.grpc_of(context.caller).ok_or_else(|| {
+        let codec = ports.codecs.grpc_of(context.caller).ok_or_else(|| {
             RpcError::new(
                 ErrorCode::InternalError,
                 format!("A2A {} is not served over gRPC here", context.caller),
@@ -253,7 +255,7 @@ impl CallerForm for GrpcCaller {
         let encoded = codec
             .encode_response(context.method, outcome?)
             .map_err(|error| crate::answer::unwritable(context.caller, &error))?;
-        observe(bridge, context.upstream, context.caller, &encoded);
+        observe(ports, context.upstream, context.caller, &encoded);
         let mut response = http::Response::new(Bytes::from(encoded.value));
         let headers = response.headers_mut();
         headers.insert(
@@ -269,12 +271,12 @@ impl CallerForm for GrpcCaller {
 
     fn refusal(
         &self,
-        bridge: &Bridge,
+        ports: &Ports,
         revision: Revision,
         _id: &RequestId,
         error: RpcError,
     ) -> InboundResponse {
-        status_response(bridge, revision, &error, None)
+        status_response(ports, revision, &error, None)
     }
 
     fn error_statuses(&self) -> bool {
@@ -283,21 +285,21 @@ impl CallerForm for GrpcCaller {
 
     fn refusal_under(
         &self,
-        bridge: &Bridge,
+        ports: &Ports,
         revision: Revision,
         _id: &RequestId,
         error: RpcError,
         status: StatusCode,
     ) -> InboundResponse {
-        status_response(bridge, revision, &error, code_of_http(status))
+        status_response(ports, revision, &error, code_of_http(status))
     }
 
-    fn encode_event(&self, bridge: &Bridge, context: &Context, event: StreamEvent) -> Vec<u8> {
-        let Some(codec) = bridge.codecs.grpc_of(context.caller) else {
+    fn encode_event(&self, ports: &Ports, context: &Context, event: StreamEvent) -> Vec<u8> {
+        let Some(codec) = ports.codecs.grpc_of(context.caller) else {
             return Vec::new();
         };
         let encoded = codec.encode_event(event);
-        observe(bridge, context.upstream, context.caller, &encoded);
+        observe(ports, context.upstream, context.caller, &encoded);
         encoded.value
     }
 
@@ -305,8 +307,8 @@ impl CallerForm for GrpcCaller {
         Frame::message(event)
     }
 
-    fn error_frame(&self, bridge: &Bridge, context: &Context, error: RpcError) -> Bytes {
-        Frame::status(&status_of(bridge, context.caller, &error, None))
+    fn error_frame(&self, ports: &Ports, context: &Context, error: RpcError) -> Bytes {
+        Frame::status(&status_of(ports, context.caller, &error, None))
     }
 }
 
@@ -325,13 +327,8 @@ fn code_of_http(status: StatusCode) -> Option<i32> {
 }
 
 /// `error` as `revision`'s gRPC status, under `code` when given.
-fn status_of(
-    bridge: &Bridge,
-    revision: Revision,
-    error: &RpcError,
-    code: Option<i32>,
-) -> GrpcStatus {
-    match bridge.codecs.grpc_of(revision) {
+fn status_of(ports: &Ports, revision: Revision, error: &RpcError, code: Option<i32>) -> GrpcStatus {
+    match ports.codecs.grpc_of(revision) {
         Some(codec) => codec.encode_error(error, code),
         None => GrpcStatus {
             code: code.unwrap_or(INTERNAL),
@@ -343,12 +340,12 @@ fn status_of(
 
 /// A refusal: `error` as the caller's status, trailers-only.
 fn status_response(
-    bridge: &Bridge,
+    ports: &Ports,
     revision: Revision,
     error: &RpcError,
     code: Option<i32>,
 ) -> InboundResponse {
-    let status = status_of(bridge, revision, error, code);
+    let status = status_of(ports, revision, error, code);
     let mut response = http::Response::new(Bytes::new());
     let headers = response.headers_mut();
     headers.insert(

@@ -1,7 +1,8 @@
 //! The task index the store keeps for `ListTasks` toward a 0.3 agent: what a seen task is
 //! recorded as, in the call's scope.
 
-use crate::bridge::{Bridge, Context};
+use crate::bridge::Bridge;
+use crate::call::Context;
 use bridge_ir::Task;
 
 /// Records `task` in the task index of the call's scope. A store that cannot take it is

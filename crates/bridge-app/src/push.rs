@@ -31,7 +31,8 @@ use http::{HeaderMap, HeaderValue, StatusCode, header};
 
 use crate::agent::forward;
 use crate::answer::plain;
-use crate::bridge::{Bridge, Context};
+use crate::bridge::Bridge;
+use crate::call::Context;
 use crate::service::{InboundRequest, InboundResponse};
 
 pub use crate::delivery::{
@@ -57,7 +58,7 @@ fn secret() -> String {
 fn webhook_base(bridge: &Bridge) -> String {
     format!(
         "{}{}",
-        bridge.settings.public_url.trim_end_matches('/'),
+        bridge.ports.settings.public_url.trim_end_matches('/'),
         WEBHOOK_PATH
     )
 }
@@ -231,7 +232,7 @@ fn refused(
         message,
         "a push delivery from the agent was refused"
     );
-    bridge.observer.push_received(outcome);
+    bridge.ports.observer.push_received(outcome);
     plain(status, message)
 }
 
@@ -325,7 +326,7 @@ pub(crate) async fn receive(
     let id = delivery.id.clone();
     match bridge.pusher.enqueue(delivery) {
         Ok(()) => {
-            bridge.observer.push_received(Received::Queued);
+            bridge.ports.observer.push_received(Received::Queued);
             plain(StatusCode::OK, "queued")
         }
         Err(error) => {
@@ -403,6 +404,7 @@ async fn translated(
         )
     };
     let event = bridge
+        .ports
         .codecs
         .of(agent)
         .decode_event(body)
@@ -454,11 +456,13 @@ async fn translated(
         _ => event,
     };
     let translated = bridge
+        .ports
         .codecs
         .of(registration.subscriber)
         .encode_event(event);
     if !translated.losses.is_empty() {
         bridge
+            .ports
             .observer
             .losses(agent, registration.subscriber, &translated.losses);
     }

@@ -24,7 +24,8 @@ use std::sync::Arc;
 use bridge_ir::{Binding, ErrorCode, RequestId, Revision, RpcError};
 use http::{HeaderValue, StatusCode, header};
 
-use crate::bridge::{Bridge, Caller, Seen};
+use crate::bridge::Bridge;
+use crate::call::{Caller, Seen};
 use crate::codec::{RestCodec, RestRoute, RouteMiss};
 use crate::service::{InboundRequest, InboundResponse};
 
@@ -34,7 +35,7 @@ pub(crate) fn route(
     bridge: &Bridge,
     request: &InboundRequest,
 ) -> Option<(Arc<dyn RestCodec>, Result<RestRoute, RouteMiss>)> {
-    let below = below_prefix(&request.path, &bridge.settings.prefix)?;
+    let below = below_prefix(&request.path, &bridge.ports.settings.prefix)?;
     // The route's own path is JSON-RPC's endpoint and no HTTP+JSON operation: the JSON-RPC hot
     // path pays no table lookup.
     if below.len() <= 1 {
@@ -42,7 +43,7 @@ pub(crate) fn route(
     }
     // The first codec whose table knows the path decides, a wrong method included: the 0.3
     // codec comes first, so `/v1/…` is never read as a 1.0 tenant named `v1`.
-    for codec in &bridge.codecs.rest {
+    for codec in &bridge.ports.codecs.rest {
         match codec.route(&request.method, below) {
             Err(RouteMiss::NotFound) => {}
             found => return Some((Arc::clone(codec), found)),
@@ -62,7 +63,7 @@ pub(crate) fn not_found(bridge: &Bridge, request: &InboundRequest, below: &str) 
         .and_then(Revision::from_version);
     let revision = likely_revision(bridge, named, below);
     crate::answer::rest_error_with_status(
-        bridge,
+        &bridge.ports,
         revision,
         RpcError::new(
             ErrorCode::MethodNotFound,
@@ -84,7 +85,7 @@ pub(crate) fn likely_revision(bridge: &Bridge, named: Option<Revision>, below: &
     } else {
         Revision::V1_0
     });
-    if bridge.codecs.rest_of(likely).is_some() {
+    if bridge.ports.codecs.rest_of(likely).is_some() {
         likely
     } else {
         Revision::V1_0
@@ -111,7 +112,7 @@ pub(crate) async fn serve(
         Ok(route) => serve_route(bridge, request, codec, &route, &mut seen).await,
         Err(RouteMiss::MethodNotAllowed { allow }) => {
             let mut response = crate::answer::rest_error_with_status(
-                bridge,
+                &bridge.ports,
                 revision,
                 RpcError::new(
                     ErrorCode::MethodNotFound,
@@ -130,7 +131,7 @@ pub(crate) async fn serve(
             response
         }
         Err(RouteMiss::NotFound) => crate::answer::rest_error_response(
-            bridge,
+            &bridge.ports,
             revision,
             RpcError::new(
                 ErrorCode::MethodNotFound,
@@ -150,7 +151,8 @@ async fn serve_route(
     seen: &mut Seen,
 ) -> InboundResponse {
     let revision = codec.revision();
-    let refuse = |error: RpcError| crate::answer::rest_error_response(bridge, revision, error);
+    let refuse =
+        |error: RpcError| crate::answer::rest_error_response(&bridge.ports, revision, error);
     seen.method = Some(route.method);
     if let Some(refused) = crate::auth::refusal(
         bridge,
@@ -164,12 +166,12 @@ async fn serve_route(
     if let Err(error) = version_agrees(bridge, &request, revision) {
         return refuse(error);
     }
-    if crate::inbound::nesting_exceeds(&request.body, bridge.settings.limits.json_depth) {
+    if crate::inbound::nesting_exceeds(&request.body, bridge.ports.settings.limits.json_depth) {
         return refuse(RpcError::new(
             ErrorCode::InvalidRequest,
             format!(
                 "the body nests deeper than the {}-level limit",
-                bridge.settings.limits.json_depth
+                bridge.ports.settings.limits.json_depth
             ),
         ));
     }
@@ -223,7 +225,7 @@ fn version_agrees(
     let requested = crate::negotiate::requested_version(&request.headers, request.query.as_deref());
     match requested {
         None if revision == Revision::V1_0
-            && bridge.settings.negotiation.require_version_header =>
+            && bridge.ports.settings.negotiation.require_version_header =>
         {
             Err(RpcError::new(
                 ErrorCode::VersionNotSupported,

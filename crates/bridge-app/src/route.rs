@@ -29,24 +29,24 @@ impl Bridge {
     /// such a path is read as a call.
     pub async fn handle(self: Arc<Self>, request: InboundRequest) -> InboundResponse {
         let path = request.path.as_str();
-        if let Some(secret) = crate::push::delivery_secret(&self.settings.prefix, path) {
+        if let Some(secret) = crate::push::delivery_secret(&self.ports.settings.prefix, path) {
             let secret = secret.to_owned();
             return Box::pin(crate::push::receive(&self, request, &secret)).await;
         }
-        let below = crate::rest::below_prefix(path, &self.settings.prefix).unwrap_or(path);
+        let below = crate::rest::below_prefix(path, &self.ports.settings.prefix).unwrap_or(path);
         if below == "/.well-known/agent-card.json" || below == "/.well-known/agent.json" {
             if request.method == Method::GET || request.method == Method::HEAD {
                 return Box::pin(self.serve_card(&request)).await;
             }
             return not_allowed("GET, HEAD", "the agent card is read with GET");
         }
-        if self.settings.bindings.contains(&Binding::HttpJson)
+        if self.ports.settings.bindings.contains(&Binding::HttpJson)
             && let Some((codec, route)) = crate::rest::route(&self, &request)
         {
             return crate::rest::serve(&self, request, codec.as_ref(), route).await;
         }
         let rpc_path = below.is_empty() || below == "/";
-        if rpc_path && self.settings.bindings.contains(&Binding::JsonRpc) {
+        if rpc_path && self.ports.settings.bindings.contains(&Binding::JsonRpc) {
             if request.method == Method::POST {
                 return crate::rpc::rpc(&self, request).await;
             }
@@ -66,8 +66,8 @@ impl Bridge {
     /// refusal's status.
     #[must_use]
     pub fn refuse(&self, request: &InboundRequest, refusal: Refusal) -> InboundResponse {
-        let below =
-            crate::rest::below_prefix(&request.path, &self.settings.prefix).unwrap_or_default();
+        let below = crate::rest::below_prefix(&request.path, &self.ports.settings.prefix)
+            .unwrap_or_default();
         let error = RpcError::new(ErrorCode::InvalidRequest, refusal.message());
         let named = request
             .headers
@@ -76,10 +76,10 @@ impl Bridge {
             .and_then(Revision::from_version);
         if (below.is_empty() || below == "/")
             && request.method == Method::POST
-            && self.settings.bindings.contains(&Binding::JsonRpc)
+            && self.ports.settings.bindings.contains(&Binding::JsonRpc)
         {
             let mut response = crate::answer::error_response(
-                self,
+                &self.ports,
                 named.unwrap_or(Revision::V0_3),
                 &RequestId::Null,
                 error,
@@ -93,7 +93,7 @@ impl Bridge {
         }
         let revision = crate::rest::likely_revision(self, named, below);
         crate::answer::rest_error_with_status(
-            self,
+            &self.ports,
             revision,
             error,
             Some(refusal.status().as_u16()),
@@ -106,7 +106,7 @@ impl Bridge {
             .get(&A2A_VERSION)
             .and_then(|v| v.to_str().ok())
             .and_then(Revision::from_version);
-        let view = card::view_for(named, self.settings.card_view);
+        let view = card::view_for(named, self.ports.settings.card_view);
         let caller = match view {
             CardView::V1_0 => Revision::V1_0,
             CardView::V0_3 | CardView::Dual => Revision::V0_3,
@@ -123,12 +123,12 @@ impl Bridge {
         };
         let presented = card::present(
             &cached.card,
-            &self.settings.public_url,
-            &self.codecs.interfaces(&self.settings.bindings),
-            self.settings.grpc_url.as_deref(),
+            &self.ports.settings.public_url,
+            &self.ports.codecs.interfaces(&self.ports.settings.bindings),
+            self.ports.settings.grpc_url.as_deref(),
             cached.revision,
         );
-        let served = match card::serve(presented.value, view, &self.codecs) {
+        let served = match card::serve(presented.value, view, &self.ports.codecs) {
             Ok(served) => served,
             Err(why) => {
                 return plain(
@@ -140,9 +140,9 @@ impl Bridge {
         let mut losses = presented.losses;
         losses.extend(served.losses);
         if !losses.is_empty() {
-            self.observer.losses(cached.revision, caller, &losses);
+            self.ports.observer.losses(cached.revision, caller, &losses);
         }
-        let max_age = self.settings.upstream.card_refresh.as_secs();
+        let max_age = self.ports.settings.upstream.card_refresh.as_secs();
         let not_modified = request
             .headers
             .get(header::IF_NONE_MATCH)

@@ -9,7 +9,8 @@ use bridge_wire::jsonrpc;
 use http::{HeaderMap, StatusCode, header};
 
 use crate::answer::error_response;
-use crate::bridge::{Bridge, CallInfo, Caller, Seen};
+use crate::bridge::Bridge;
+use crate::call::{CallInfo, Caller, Seen};
 use crate::inbound::{nesting_exceeds, unreadable_body};
 use crate::negotiate;
 use crate::service::{InboundRequest, InboundResponse};
@@ -75,17 +76,20 @@ pub(crate) fn admit(
         return Some(refused);
     }
     if let Some(params) = envelope.params
-        && nesting_exceeds(params.get().as_bytes(), bridge.settings.limits.json_depth)
+        && nesting_exceeds(
+            params.get().as_bytes(),
+            bridge.ports.settings.limits.json_depth,
+        )
     {
         return Some(error_response(
-            bridge,
+            &bridge.ports,
             fallback,
             &envelope.id,
             RpcError::new(
                 ErrorCode::InvalidRequest,
                 format!(
                     "`params` nests deeper than the {}-level limit",
-                    bridge.settings.limits.json_depth
+                    bridge.ports.settings.limits.json_depth
                 ),
             ),
         ));
@@ -111,14 +115,14 @@ pub(crate) fn decode_call(
         // Params the lazy reader took unchecked: a body that is not JSON is a parse error.
         if let Err(refused) = jsonrpc::parse_request(body) {
             return Err(Box::new(error_response(
-                bridge,
+                &bridge.ports,
                 fallback,
                 &refused.id,
                 unreadable_body(headers, refused.error),
             )));
         }
         return Err(Box::new(error_response(
-            bridge,
+            &bridge.ports,
             negotiated.revision,
             &envelope.id,
             RpcError::new(
@@ -130,14 +134,14 @@ pub(crate) fn decode_call(
             ),
         )));
     }
-    let codec = bridge.codecs.of(negotiated.revision);
+    let codec = bridge.ports.codecs.of(negotiated.revision);
     let params = envelope.params;
     let mut decoded = codec.decode_params(negotiated.method, params.map(|p| p.get().as_bytes()));
     if decoded.is_err() && params.is_some_and(|p| !p.is_checked()) {
         match jsonrpc::parse_request(body) {
             Err(refused) => {
                 return Err(Box::new(error_response(
-                    bridge,
+                    &bridge.ports,
                     fallback,
                     &refused.id,
                     unreadable_body(headers, refused.error),
@@ -151,7 +155,7 @@ pub(crate) fn decode_call(
     }
     let call = decoded.map_err(|error| {
         Box::new(error_response(
-            bridge,
+            &bridge.ports,
             negotiated.revision,
             &envelope.id,
             RpcError::new(
@@ -162,7 +166,7 @@ pub(crate) fn decode_call(
     })?;
     if envelope.notification {
         return Err(Box::new(error_response(
-            bridge,
+            &bridge.ports,
             negotiated.revision,
             &RequestId::Null,
             RpcError::new(
@@ -193,7 +197,7 @@ pub(crate) async fn rpc_inner(
     // JSON is refused as a parse error, as it would be had it been read in full first.
     let refuse = |refused: jsonrpc::EnvelopeError| {
         let error = unreadable_body(&request.headers, refused.error);
-        error_response(bridge, fallback, &refused.id, error)
+        error_response(&bridge.ports, fallback, &refused.id, error)
     };
     let envelope = match jsonrpc::parse_request_lazy(&request.body) {
         Ok(envelope) => envelope,
@@ -212,13 +216,18 @@ pub(crate) async fn rpc_inner(
     let negotiated = match negotiate::negotiate(
         &envelope.method,
         requested,
-        bridge.settings.negotiation.require_version_header,
-        &bridge.codecs,
+        bridge.ports.settings.negotiation.require_version_header,
+        &bridge.ports.codecs,
     ) {
         Ok(negotiated) => negotiated,
         Err(refusal) => {
             return strict_refusal().unwrap_or_else(|| {
-                error_response(bridge, refusal.answer_in, &envelope.id, refusal.error)
+                error_response(
+                    &bridge.ports,
+                    refusal.answer_in,
+                    &envelope.id,
+                    refusal.error,
+                )
             });
         }
     };

@@ -27,8 +27,10 @@ use http::{HeaderMap, StatusCode};
 use crate::agent::{forward, read_task};
 use crate::answer::{refuse, respond};
 use crate::auth::{scope_of, without_gateway_credentials};
-use crate::bridge::{Bridge, Caller, Context, CoreCall, Entry, Seen};
+use crate::bridge::Bridge;
+use crate::call::{Caller, Context, Seen};
 use crate::index::index_task;
+use crate::seam::{CoreCall, Entry};
 use crate::service::InboundResponse;
 use crate::target::upstream_target;
 use crate::validate;
@@ -49,7 +51,7 @@ pub(crate) async fn enter(
         call,
         headers,
     };
-    crate::bridge::enter(layers.clone(), call).await
+    crate::seam::enter(layers.clone(), call).await
 }
 
 impl Entry for Bridge {
@@ -67,11 +69,11 @@ impl Entry for Bridge {
             Some(status) => {
                 caller
                     .form
-                    .refusal_under(self, caller.revision, &caller.id, error, status)
+                    .refusal_under(&self.ports, caller.revision, &caller.id, error, status)
             }
             None => caller
                 .form
-                .refusal(self, caller.revision, &caller.id, error),
+                .refusal(&self.ports, caller.revision, &caller.id, error),
         }
     }
 }
@@ -108,7 +110,7 @@ async fn validated(
         Ok(target) => target,
         Err(why) => {
             return caller.form.refusal(
-                bridge,
+                &bridge.ports,
                 caller.revision,
                 &caller.id,
                 RpcError::new(
@@ -126,11 +128,11 @@ async fn validated(
         form: caller.form,
         method: caller.method,
         scope: scope_of(
-            bridge.settings.auth.as_ref(),
-            bridge.settings.scope_header.as_ref(),
+            bridge.ports.settings.auth.as_ref(),
+            bridge.ports.settings.scope_header.as_ref(),
             &headers,
         ),
-        caller_headers: without_gateway_credentials(bridge.settings.auth.as_ref(), headers),
+        caller_headers: without_gateway_credentials(bridge.ports.settings.auth.as_ref(), headers),
         upstream,
         agent: crate::agent::agent_form(upstream_binding),
         call_url,
@@ -139,11 +141,11 @@ async fn validated(
         && let Err(error) = validate::check_call(
             &call,
             &card.card,
-            bridge.settings.validation,
+            bridge.ports.settings.validation,
             context.caller,
         )
     {
-        return refuse(bridge, &context, error);
+        return refuse(&bridge.ports, &context, error);
     }
     dispatch(bridge, context, call).await
 }
@@ -163,7 +165,7 @@ pub(crate) async fn dispatch(
         let outcome = Box::pin(list_tasks(bridge, &context, params))
             .await
             .map(Reply::Tasks);
-        return respond(bridge, &context, outcome, &HeaderMap::new());
+        return respond(&bridge.ports, &context, outcome, &HeaderMap::new());
     }
     if let Call::SendMessage(params) | Call::SendStreamingMessage(params) = &mut call {
         if params.message.message_id.is_empty() {
@@ -174,7 +176,7 @@ pub(crate) async fn dispatch(
             && let Some(task_id) = params.message.task_id.clone()
             && let Err(error) = Box::pin(refuse_terminal(bridge, &context, &task_id)).await
         {
-            return refuse(bridge, &context, error);
+            return refuse(&bridge.ports, &context, error);
         }
         if let Some(config) = params
             .configuration
@@ -183,7 +185,7 @@ pub(crate) async fn dispatch(
         {
             match Box::pin(crate::push::register(bridge, &context, config)).await {
                 Ok(agent_side) => *config = agent_side,
-                Err(error) => return refuse(bridge, &context, error),
+                Err(error) => return refuse(&bridge.ports, &context, error),
             }
         }
     }
@@ -192,9 +194,9 @@ pub(crate) async fn dispatch(
         Call::SubscribeToTask(ref params) if toward_0_3 && context.caller == Revision::V1_0 => {
             let task_id = params.id.clone();
             match Box::pin(current_task(bridge, &context, &task_id)).await {
-                Err(error) => refuse(bridge, &context, error),
+                Err(error) => refuse(&bridge.ports, &context, error),
                 Ok(task) if task.status.state.is_terminal() => {
-                    refuse(bridge, &context, terminal_refusal(&task_id, &task))
+                    refuse(&bridge.ports, &context, terminal_refusal(&task_id, &task))
                 }
                 Ok(task) => {
                     Box::pin(crate::stream::open(
@@ -216,7 +218,7 @@ pub(crate) async fn dispatch(
                 Call::CreatePushConfig(config) => {
                     match Box::pin(crate::push::register(bridge, &context, &config)).await {
                         Ok(agent_side) => Call::CreatePushConfig(agent_side),
-                        Err(error) => return refuse(bridge, &context, error),
+                        Err(error) => return refuse(&bridge.ports, &context, error),
                     }
                 }
                 Call::DeletePushConfig(params) => {
@@ -250,7 +252,7 @@ pub(crate) async fn dispatch(
             };
             let outcome =
                 outcome.map(|reply| shape_reply(reply, strip_history, bridge, context.upstream));
-            respond(bridge, &context, outcome, &headers)
+            respond(&bridge.ports, &context, outcome, &headers)
         }
     }
 }
@@ -336,9 +338,12 @@ pub(crate) fn shape_reply(
         Reply::Card(card) => {
             let presented = crate::card::present(
                 &card,
-                &bridge.settings.public_url,
-                &bridge.codecs.interfaces(&bridge.settings.bindings),
-                bridge.settings.grpc_url.as_deref(),
+                &bridge.ports.settings.public_url,
+                &bridge
+                    .ports
+                    .codecs
+                    .interfaces(&bridge.ports.settings.bindings),
+                bridge.ports.settings.grpc_url.as_deref(),
                 upstream,
             );
             Reply::Card(Box::new(presented.value))

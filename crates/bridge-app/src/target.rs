@@ -6,7 +6,8 @@ use std::sync::Arc;
 use bridge_ir::{Binding, ErrorCode, Method, RequestId, Revision, RpcError};
 use http::HeaderMap;
 
-use crate::bridge::{Bridge, Context};
+use crate::bridge::Bridge;
+use crate::call::Context;
 use crate::card::CachedCard;
 
 /// The upstream's revision, binding and call URL, from its card (also returned), else from the
@@ -21,11 +22,21 @@ pub(crate) async fn upstream_target(
             card.call_url.clone(),
             Some(card),
         )),
-        Err(why) => match bridge.settings.upstream.revision {
+        Err(why) => match bridge.ports.settings.upstream.revision {
             Some(pinned) => {
                 tracing::warn!(%why, "no upstream card; forwarding unvalidated to the pinned revision");
-                let binding = bridge.settings.upstream.binding.unwrap_or(Binding::JsonRpc);
-                Ok((pinned, binding, bridge.settings.upstream.url.clone(), None))
+                let binding = bridge
+                    .ports
+                    .settings
+                    .upstream
+                    .binding
+                    .unwrap_or(Binding::JsonRpc);
+                Ok((
+                    pinned,
+                    binding,
+                    bridge.ports.settings.upstream.url.clone(),
+                    None,
+                ))
             }
             None => Err(why),
         },

@@ -16,81 +16,24 @@
 pub(crate) mod over_grpc;
 pub(crate) mod over_http;
 
-use std::pin::Pin;
 use std::sync::Arc;
 
 use bridge_ir::{
     Binding, Call, ErrorCode, GetTaskParams, Method, Reply, Revision, RpcError, SendResult,
     StreamEvent, Task,
 };
-use futures_core::Stream;
-use futures_util::future::BoxFuture;
 use http::HeaderMap;
 
-use crate::bridge::{Bridge, Context};
+use crate::bridge::Bridge;
+use crate::call::{AgentForm, Context, Upcoming};
 use crate::codec::EncodeError;
 use crate::upstream::UpstreamError;
 
-/// How an agent of one binding is called.
-pub(crate) trait AgentForm: std::fmt::Debug + Send + Sync {
-    /// The binding this form calls over.
-    fn binding(&self) -> Binding;
-
-    /// Sends a unary call: the agent's reply (or its error, or what was wrong with its answer)
-    /// and the headers of its answer.
-    fn unary<'a>(
-        &'a self,
-        bridge: &'a Bridge,
-        context: &'a Context,
-        call: Call,
-    ) -> BoxFuture<'a, (Result<Reply, RpcError>, HeaderMap)>;
-
-    /// Opens a streaming call: the headers of the agent's answer and its events as they come.
-    /// An agent that refuses the call before any event gives a stream of that refusal.
-    ///
-    /// # Errors
-    ///
-    /// The refusal of a call the agent's revision cannot carry, or the agent not reached.
-    fn open<'a>(
-        &'a self,
-        bridge: &'a Bridge,
-        context: &'a Context,
-        call: Call,
-    ) -> BoxFuture<'a, Result<Opened, RpcError>>;
-}
-
-/// An agent's stream, opened.
-pub(crate) struct Opened {
-    /// The headers of the agent's answer (its activated extensions among them).
-    pub headers: HeaderMap,
-    /// What each read of the agent's answer gave; the end of the answer is the end.
-    pub events: AgentEvents,
-}
-
-/// What each read of an agent's stream gave, in order (none when a read completed no event).
-pub(crate) type AgentEvents = Pin<Box<dyn Stream<Item = Vec<Upcoming>> + Send>>;
-
-/// One thing an agent's stream said, read into the IR.
-#[derive(Debug)]
-pub(crate) enum Upcoming {
-    /// An event.
-    Event(StreamEvent),
-    /// The agent's own error, ending its stream.
-    Refused(RpcError),
-    /// Something the agent's revision does not allow (`InvalidAgentResponse`, named); the
-    /// stream ends.
-    Invalid(RpcError),
-    /// The exchange broke (a reset, a timeout).
-    Broken(UpstreamError),
-}
-
-impl Upcoming {
-    /// An event, or what makes it invalid when it names no task or message where it must.
-    pub(crate) fn identified(event: StreamEvent) -> Self {
-        match unidentified_event(&event) {
-            None => Self::Event(event),
-            Some(what) => Self::Invalid(invalid(format!("an upstream stream event is {what}"))),
-        }
+/// An event, or what makes it invalid when it names no task or message where it must.
+pub(crate) fn identified(event: StreamEvent) -> Upcoming {
+    match unidentified_event(&event) {
+        None => Upcoming::Event(event),
+        Some(what) => Upcoming::Invalid(invalid(format!("an upstream stream event is {what}"))),
     }
 }
 
@@ -117,7 +60,7 @@ pub(crate) async fn forward(
     call: Call,
 ) -> (Result<Reply, RpcError>, HeaderMap) {
     let method = call.method();
-    let (outcome, headers) = context.agent.unary(bridge, context, call).await;
+    let (outcome, headers) = context.agent.unary(&bridge.ports, context, call).await;
     let outcome = outcome.and_then(|reply| match unidentified(&reply) {
         None => Ok(reply),
         Some(what) => Err(invalid(format!(

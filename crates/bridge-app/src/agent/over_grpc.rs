@@ -11,10 +11,11 @@ use futures_util::StreamExt as _;
 use futures_util::future::BoxFuture;
 use http::HeaderMap;
 
-use super::{AgentForm, Opened, Upcoming, invalid, unsupported, upstream_failure};
+use super::{invalid, unsupported, upstream_failure};
 use crate::answer::observe;
-use crate::bridge::{Bridge, Context};
+use crate::call::{AgentForm, Context, Opened, Upcoming};
 use crate::codec::GrpcCodec;
+use crate::ports::Ports;
 use crate::upstream::{Deadline, GrpcItem, GrpcRequest, GrpcResponse, UpstreamError};
 
 /// A gRPC agent, at the `host:port` of its interface URL (over TLS when the URL is `https://`
@@ -29,14 +30,14 @@ impl AgentForm for GrpcAgent {
 
     fn unary<'a>(
         &'a self,
-        bridge: &'a Bridge,
+        ports: &'a Ports,
         context: &'a Context,
         call: Call,
     ) -> BoxFuture<'a, (Result<Reply, RpcError>, HeaderMap)> {
         Box::pin(async move {
             let method = call.method();
-            let deadline = Deadline::Total(bridge.settings.timeouts.unary);
-            let (codec, response) = match send(bridge, context, call, deadline).await {
+            let deadline = Deadline::Total(ports.settings.timeouts.unary);
+            let (codec, response) = match send(ports, context, call, deadline).await {
                 Ok(sent) => sent,
                 Err(error) => return (Err(error), HeaderMap::new()),
             };
@@ -67,21 +68,21 @@ impl AgentForm for GrpcAgent {
 
     fn open<'a>(
         &'a self,
-        bridge: &'a Bridge,
+        ports: &'a Ports,
         context: &'a Context,
         call: Call,
     ) -> BoxFuture<'a, Result<Opened, RpcError>> {
         Box::pin(async move {
             let deadline = Deadline::Stream {
-                head: bridge.settings.timeouts.stream_head,
-                idle: bridge.settings.timeouts.stream_idle,
+                head: ports.settings.timeouts.stream_head,
+                idle: ports.settings.timeouts.stream_idle,
             };
-            let (codec, response) = send(bridge, context, call, deadline).await?;
+            let (codec, response) = send(ports, context, call, deadline).await?;
             let upstream = context.upstream;
             let events = response.items.map(move |item| {
                 vec![match item {
                     Ok(GrpcItem::Message(message)) => match codec.decode_event(&message) {
-                        Ok(event) => Upcoming::identified(event),
+                        Ok(event) => crate::agent::identified(event),
                         Err(e) => Upcoming::Invalid(invalid(format!(
                             "an upstream stream event is not a valid A2A {upstream} gRPC message: {e}"
                         ))),
@@ -103,13 +104,13 @@ impl AgentForm for GrpcAgent {
 
 /// Writes `call` as its rpc's request message and sends it; the codec reads the answer.
 async fn send(
-    bridge: &Bridge,
+    ports: &Ports,
     context: &Context,
     call: Call,
     deadline: Deadline,
 ) -> Result<(Arc<dyn GrpcCodec>, GrpcResponse), RpcError> {
     let method = call.method();
-    let codec = Arc::clone(bridge.codecs.grpc_of(context.upstream).ok_or_else(|| {
+    let codec = Arc::clone(ports.codecs.grpc_of(context.upstream).ok_or_else(|| {
         RpcError::new(
             ErrorCode::InternalError,
             format!("A2A {} is not served over gRPC", context.upstream),
@@ -119,7 +120,7 @@ async fn send(
         return Err(unsupported(context.upstream, method));
     };
     let message = codec.encode_request(call);
-    observe(bridge, context.caller, context.upstream, &message);
+    observe(ports, context.caller, context.upstream, &message);
     let (target, tls) = target_of(&context.call_url);
     let streaming = matches!(deadline, Deadline::Stream { .. });
     let request = GrpcRequest {
@@ -136,9 +137,9 @@ async fn send(
         deadline,
     };
     let started = std::time::Instant::now();
-    let result = bridge.grpc.call(request).await;
+    let result = ports.grpc.call(request).await;
     // A gRPC answer travels under HTTP 200 whatever its status.
-    bridge
+    ports
         .observer
         .upstream_exchange(method, result.as_ref().ok().map(|_| 200), started.elapsed());
     result

@@ -16,10 +16,11 @@ use futures_util::StreamExt as _;
 use futures_util::future::BoxFuture;
 use http::{HeaderMap, StatusCode, header};
 
-use super::{AgentForm, Opened, Upcoming, encode_refusal, invalid, unsupported, upstream_failure};
+use super::{encode_refusal, invalid, unsupported, upstream_failure};
 use crate::answer::{no_rest_codec, observe};
-use crate::bridge::{Bridge, Context};
+use crate::call::{AgentForm, Context, Opened, Upcoming};
 use crate::codec::{JsonRpcCodec, RestCodec};
+use crate::ports::Ports;
 use crate::upstream::{
     ByteStream, CollectError, Deadline, UpstreamRequest, UpstreamResponse, collect, collect_sized,
 };
@@ -43,15 +44,15 @@ impl AgentForm for JsonRpcAgent {
 
     fn unary<'a>(
         &'a self,
-        bridge: &'a Bridge,
+        ports: &'a Ports,
         context: &'a Context,
         call: Call,
     ) -> BoxFuture<'a, (Result<Reply, RpcError>, HeaderMap)> {
         Box::pin(async move {
             let method = call.method();
-            let request = jsonrpc_request(bridge, context, call);
-            unary(bridge, context, method, request, |status, headers, body| {
-                let codec = bridge.codecs.of(context.upstream);
+            let request = jsonrpc_request(ports, context, call);
+            unary(ports, context, method, request, |status, headers, body| {
+                let codec = ports.codecs.of(context.upstream);
                 read_answer(codec.as_ref(), context, method, status, headers, body)
             })
             .await
@@ -60,14 +61,14 @@ impl AgentForm for JsonRpcAgent {
 
     fn open<'a>(
         &'a self,
-        bridge: &'a Bridge,
+        ports: &'a Ports,
         context: &'a Context,
         call: Call,
     ) -> BoxFuture<'a, Result<Opened, RpcError>> {
         Box::pin(async move {
             let method = call.method();
-            let request = jsonrpc_request(bridge, context, call)?;
-            let codec = Arc::clone(bridge.codecs.of(context.upstream));
+            let request = jsonrpc_request(ports, context, call)?;
+            let codec = Arc::clone(ports.codecs.of(context.upstream));
             let id = context.id.clone();
             let upstream = context.upstream;
             let refused = |status, headers: &HeaderMap, body: &[u8]| {
@@ -77,7 +78,7 @@ impl AgentForm for JsonRpcAgent {
                 let codec = Arc::clone(&codec);
                 move |event: &SseEvent| jsonrpc_event(codec.as_ref(), &id, upstream, &event.data)
             };
-            open(bridge, context, method, request, refused, read).await
+            open(ports, context, method, request, refused, read).await
         })
     }
 }
@@ -89,15 +90,15 @@ impl AgentForm for RestAgent {
 
     fn unary<'a>(
         &'a self,
-        bridge: &'a Bridge,
+        ports: &'a Ports,
         context: &'a Context,
         call: Call,
     ) -> BoxFuture<'a, (Result<Reply, RpcError>, HeaderMap)> {
         Box::pin(async move {
             let method = call.method();
-            let request = rest_request(bridge, context, call);
-            unary(bridge, context, method, request, |status, headers, body| {
-                read_rest_answer(bridge, context, method, status, headers, body)
+            let request = rest_request(ports, context, call);
+            unary(ports, context, method, request, |status, headers, body| {
+                read_rest_answer(ports, context, method, status, headers, body)
             })
             .await
         })
@@ -105,32 +106,32 @@ impl AgentForm for RestAgent {
 
     fn open<'a>(
         &'a self,
-        bridge: &'a Bridge,
+        ports: &'a Ports,
         context: &'a Context,
         call: Call,
     ) -> BoxFuture<'a, Result<Opened, RpcError>> {
         Box::pin(async move {
             let method = call.method();
-            let request = rest_request(bridge, context, call)?;
+            let request = rest_request(ports, context, call)?;
             let codec = Arc::clone(
-                bridge
+                ports
                     .codecs
                     .rest_of(context.upstream)
                     .ok_or_else(no_rest_codec)?,
             );
             let upstream = context.upstream;
             let refused = |status, headers: &HeaderMap, body: &[u8]| {
-                read_rest_answer(bridge, context, method, status, headers, body)
+                read_rest_answer(ports, context, method, status, headers, body)
             };
             let read = move |event: &SseEvent| rest_event(codec.as_ref(), upstream, event);
-            open(bridge, context, method, request, refused, read).await
+            open(ports, context, method, request, refused, read).await
         })
     }
 }
 
 /// Sends `request` and resolves with the upstream's response head and body.
 async fn send(
-    bridge: &Bridge,
+    ports: &Ports,
     context: &Context,
     method: Method,
     (http_method, url, body): HttpRequest,
@@ -140,7 +141,7 @@ async fn send(
     let headers =
         crate::headers::toward_upstream(&context.caller_headers, context.upstream, streaming);
     let started = std::time::Instant::now();
-    let result = bridge
+    let result = ports
         .upstream
         .send(UpstreamRequest {
             method: http_method,
@@ -150,7 +151,7 @@ async fn send(
             deadline,
         })
         .await;
-    bridge.observer.upstream_exchange(
+    ports.observer.upstream_exchange(
         method,
         result.as_ref().ok().map(|r| r.status.as_u16()),
         started.elapsed(),
@@ -160,7 +161,7 @@ async fn send(
 
 /// A unary exchange: `request` sent, its answer collected through the size cap and read.
 async fn unary(
-    bridge: &Bridge,
+    ports: &Ports,
     context: &Context,
     method: Method,
     request: Result<HttpRequest, RpcError>,
@@ -170,8 +171,8 @@ async fn unary(
         Ok(request) => request,
         Err(error) => return (Err(error), HeaderMap::new()),
     };
-    let deadline = Deadline::Total(bridge.settings.timeouts.unary);
-    let response = match send(bridge, context, method, request, deadline).await {
+    let deadline = Deadline::Total(ports.settings.timeouts.unary);
+    let response = match send(ports, context, method, request, deadline).await {
         Ok(response) => response,
         Err(error) => return (Err(error), HeaderMap::new()),
     };
@@ -181,7 +182,7 @@ async fn unary(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse().ok())
         .unwrap_or(0);
-    let limit = bridge.settings.limits.upstream_body;
+    let limit = ports.settings.limits.upstream_body;
     let outcome = match collect_sized(response.body, limit, expected).await {
         Ok(body) => read(response.status, &headers, &body),
         Err(CollectError::TooLarge(limit)) => Err(invalid(format!(
@@ -195,7 +196,7 @@ async fn unary(
 /// A streaming exchange: `request` sent; an SSE answer read event by event with `read`, any
 /// other answer read with `refused` as the agent's refusal.
 async fn open(
-    bridge: &Bridge,
+    ports: &Ports,
     context: &Context,
     method: Method,
     request: HttpRequest,
@@ -203,10 +204,10 @@ async fn open(
     read: impl FnMut(&SseEvent) -> Upcoming + Send + Unpin + 'static,
 ) -> Result<Opened, RpcError> {
     let deadline = Deadline::Stream {
-        head: bridge.settings.timeouts.stream_head,
-        idle: bridge.settings.timeouts.stream_idle,
+        head: ports.settings.timeouts.stream_head,
+        idle: ports.settings.timeouts.stream_idle,
     };
-    let response = send(bridge, context, method, request, deadline).await?;
+    let response = send(ports, context, method, request, deadline).await?;
     let is_sse = response
         .headers
         .get(header::CONTENT_TYPE)
@@ -217,14 +218,14 @@ async fn open(
             headers: response.headers,
             events: Box::pin(SseEvents {
                 body: response.body,
-                splitter: SseSplitter::new(bridge.settings.limits.sse_event),
+                splitter: SseSplitter::new(ports.settings.limits.sse_event),
                 read,
                 done: false,
             }),
         });
     }
     // Not a stream: the agent's error, or what was wrong with its answer.
-    let refusal = match collect(response.body, bridge.settings.limits.upstream_body).await {
+    let refusal = match collect(response.body, ports.settings.limits.upstream_body).await {
         Ok(body) => match refused(response.status, &response.headers, &body) {
             Err(error) => error,
             Ok(_) => no_stream(),
@@ -285,16 +286,16 @@ impl<F: FnMut(&SseEvent) -> Upcoming + Unpin> Stream for SseEvents<F> {
 }
 
 /// A call as the upstream's HTTP+JSON request: method, URL and body.
-fn rest_request(bridge: &Bridge, context: &Context, call: Call) -> Result<HttpRequest, RpcError> {
+fn rest_request(ports: &Ports, context: &Context, call: Call) -> Result<HttpRequest, RpcError> {
     let method = call.method();
-    let codec = bridge
+    let codec = ports
         .codecs
         .rest_of(context.upstream)
         .ok_or_else(no_rest_codec)?;
     let request = codec
         .encode_request(call)
         .map_err(|e| encode_refusal(context.upstream, method, e))?;
-    observe(bridge, context.caller, context.upstream, &request.body);
+    observe(ports, context.caller, context.upstream, &request.body);
     let mut url = format!("{}{}", context.call_url.trim_end_matches('/'), request.path);
     if let Some(query) = &request.query {
         url.push('?');
@@ -304,12 +305,8 @@ fn rest_request(bridge: &Bridge, context: &Context, call: Call) -> Result<HttpRe
 }
 
 /// A call as the upstream's JSON-RPC request: method, URL and body.
-fn jsonrpc_request(
-    bridge: &Bridge,
-    context: &Context,
-    call: Call,
-) -> Result<HttpRequest, RpcError> {
-    let codec = bridge.codecs.of(context.upstream);
+fn jsonrpc_request(ports: &Ports, context: &Context, call: Call) -> Result<HttpRequest, RpcError> {
+    let codec = ports.codecs.of(context.upstream);
     let method = call.method();
     let Some(name) = codec.method_name(method) else {
         return Err(unsupported(context.upstream, method));
@@ -317,19 +314,19 @@ fn jsonrpc_request(
     let params = codec
         .encode_params(call)
         .map_err(|e| encode_refusal(context.upstream, method, e))?;
-    observe(bridge, context.caller, context.upstream, &params);
+    observe(ports, context.caller, context.upstream, &params);
     let body = jsonrpc::write_request(&context.id, name, &params.value);
     Ok((http::Method::POST, context.call_url.clone(), body))
 }
 
-/// The refusal of an answer that redirects: the bridge follows none.
+/// The refusal of an answer that redirects: the ports follows none.
 fn redirected(status: StatusCode, headers: &HeaderMap) -> RpcError {
     let location = headers
         .get(header::LOCATION)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("nowhere");
     invalid(format!(
-        "the upstream answered HTTP {status} redirecting to {location}; the bridge does not follow redirects"
+        "the upstream answered HTTP {status} redirecting to {location}; the ports does not follow redirects"
     ))
 }
 
@@ -343,14 +340,14 @@ fn content_type(headers: &HeaderMap) -> &str {
 /// Reads an HTTP+JSON upstream answer: a result under a 2xx status, the agent's error under any
 /// other, and `InvalidAgentResponse` naming what was wrong with either.
 fn read_rest_answer(
-    bridge: &Bridge,
+    ports: &Ports,
     context: &Context,
     method: Method,
     status: StatusCode,
     headers: &HeaderMap,
     body: &[u8],
 ) -> Result<Reply, RpcError> {
-    let codec = bridge
+    let codec = ports
         .codecs
         .rest_of(context.upstream)
         .ok_or_else(no_rest_codec)?;
@@ -451,7 +448,7 @@ fn rest_event(codec: &dyn RestCodec, upstream: Revision, event: &SseEvent) -> Up
         };
     }
     match codec.decode_event(&event.data) {
-        Ok(event) => Upcoming::identified(event),
+        Ok(event) => crate::agent::identified(event),
         Err(e) => Upcoming::Invalid(invalid(format!(
             "an upstream stream event is not a valid A2A {upstream} event: {e}"
         ))),
@@ -514,7 +511,7 @@ fn jsonrpc_event(
         )));
     }
     match decoded {
-        Ok(Ok(event)) => Upcoming::identified(event),
+        Ok(Ok(event)) => crate::agent::identified(event),
         Ok(Err(error)) => Upcoming::Refused(error),
         Err(error) => Upcoming::Invalid(error),
     }

@@ -1,0 +1,128 @@
+//! The policy seam: every call of every binding passes through it as IR, with its caller, once
+//! an inbound adapter decoded it and before the core dispatches it. It is a tower `Service`
+//! over [`CoreCall`] ([`CoreService`]): the core at the bottom (validation, dispatch, the
+//! answer in the caller's form), and whatever `Layer`s the route is given above it
+//! ([`Bridge::with_layer`](crate::Bridge::with_layer)). A layer sees the caller's revision,
+//! binding and operation and the IR call, and may refuse it ([`CoreCall::refuse`]): the
+//! refusal is written by the caller's adapter, in the caller's revision and binding, as every
+//! other answer. Authentication comes before the seam, in each inbound adapter as soon as the
+//! caller's form is known (`auth::refusal`), so that nothing of an unauthenticated request is
+//! decoded.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use bridge_ir::{Binding, Call, Method, Revision, RpcError};
+use futures_util::future::BoxFuture;
+use http::{HeaderMap, StatusCode};
+use tower::util::BoxCloneSyncService;
+use tower::{Service, ServiceExt as _};
+
+use crate::call::Caller;
+use crate::service::InboundResponse;
+
+/// One call at the seam.
+pub struct CoreCall {
+    pub(crate) entry: Arc<dyn Entry>,
+    pub(crate) caller: Caller,
+    pub(crate) call: Call,
+    pub(crate) headers: HeaderMap,
+}
+
+impl std::fmt::Debug for CoreCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CoreCall")
+            .field("revision", &self.caller.revision)
+            .field("binding", &self.binding())
+            .field("method", &self.caller.method)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CoreCall {
+    /// The caller's revision.
+    #[must_use]
+    pub const fn revision(&self) -> Revision {
+        self.caller.revision
+    }
+
+    /// The binding the caller came in on.
+    #[must_use]
+    pub fn binding(&self) -> Binding {
+        self.caller.form.binding()
+    }
+
+    /// The operation.
+    #[must_use]
+    pub const fn method(&self) -> Method {
+        self.caller.method
+    }
+
+    /// The call, in the IR.
+    #[must_use]
+    pub const fn call(&self) -> &Call {
+        &self.call
+    }
+
+    /// The caller's request headers (credentials included: the seam is inside the bridge).
+    #[must_use]
+    pub const fn headers(&self) -> &HeaderMap {
+        &self.headers
+    }
+
+    /// The answer refusing this call with `error`, in the caller's revision and binding; under
+    /// `status` where the binding gives errors HTTP statuses of their own (HTTP+JSON, and gRPC
+    /// through it), else under the status the binding gives `error` (a JSON-RPC answer stays
+    /// HTTP 200).
+    #[must_use]
+    pub fn refuse(&self, error: RpcError, status: Option<StatusCode>) -> InboundResponse {
+        self.entry.refusal(&self.caller, error, status)
+    }
+}
+
+/// The service every route's calls pass through: its layers over the core.
+pub type CoreService = BoxCloneSyncService<CoreCall, InboundResponse, Infallible>;
+
+/// What the core is to the seam: the bottom service's work, and how a refusal is written.
+pub(crate) trait Entry: Send + Sync {
+    /// Serves the call (the core).
+    fn dispatch(self: Arc<Self>, call: CoreCall) -> BoxFuture<'static, InboundResponse>;
+
+    /// `error` written for `caller`.
+    fn refusal(
+        &self,
+        caller: &Caller,
+        error: RpcError,
+        status: Option<StatusCode>,
+    ) -> InboundResponse;
+}
+
+/// The seam with no layer: the core alone.
+pub(crate) fn core() -> CoreService {
+    BoxCloneSyncService::new(tower::service_fn(|call: CoreCall| {
+        let entry = Arc::clone(&call.entry);
+        async move { Ok::<_, Infallible>(entry.dispatch(call).await) }
+    }))
+}
+
+/// Passes `call` through `service` (the route's layers and the core).
+pub(crate) async fn enter(service: CoreService, call: CoreCall) -> InboundResponse {
+    match service.oneshot(call).await {
+        Ok(response) => response,
+        Err(never) => match never {},
+    }
+}
+
+/// `layer` over `service`, erased again.
+pub(crate) fn layered<L>(service: CoreService, layer: L) -> CoreService
+where
+    L: tower::Layer<CoreService>,
+    L::Service: Service<CoreCall, Response = InboundResponse, Error = Infallible>
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+    <L::Service as Service<CoreCall>>::Future: Send + 'static,
+{
+    BoxCloneSyncService::new(layer.layer(service))
+}
