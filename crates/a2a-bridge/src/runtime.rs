@@ -78,6 +78,13 @@ pub fn codecs() -> Codecs {
     }
 }
 
+/// The forms the bridge calls agents in, one per binding.
+pub const AGENT_FORMS: [&dyn bridge_app::call::AgentForm; 3] = [
+    &bridge_http::JsonRpcAgent,
+    &bridge_http::RestAgent,
+    &bridge_grpc::GrpcAgent,
+];
+
 /// The request id header: taken from the caller when present, generated otherwise, forwarded
 /// to the agent and echoed on the answer.
 pub const REQUEST_ID: http::HeaderName = http::HeaderName::from_static("x-request-id");
@@ -250,14 +257,14 @@ impl Handler for Gateway {
             refusal.message()
         );
         match route {
-            Some(route) => route.bridge.refuse(request, refusal),
+            Some(route) => bridge_http::refuse(&route.bridge, request, refusal),
             None => bridge_app::service::plain_refusal(refusal),
         }
     }
 }
 
 /// The gateway as the gRPC listener of one route drives it: each call, read from its protobuf
-/// message, goes to the route's bridge as it is ([`Bridge::serve_grpc`]), logged and counted
+/// message, goes to the route's bridge as it is ([`bridge_grpc::serve`]), logged and counted
 /// as every call is.
 #[derive(Debug, Clone)]
 pub struct GrpcRoute {
@@ -267,8 +274,8 @@ pub struct GrpcRoute {
     pub route: String,
 }
 
-impl bridge_app::grpc::GrpcEntry for GrpcRoute {
-    fn call(&self, call: bridge_app::grpc::GrpcCall) -> BoxFuture<'static, InboundResponse> {
+impl bridge_grpc::caller::GrpcEntry for GrpcRoute {
+    fn call(&self, call: bridge_grpc::caller::GrpcCall) -> BoxFuture<'static, InboundResponse> {
         self.gateway.serve_grpc(&self.route, call)
     }
 }
@@ -278,13 +285,13 @@ impl Gateway {
     fn serve_grpc(
         &self,
         route: &str,
-        mut call: bridge_app::grpc::GrpcCall,
+        mut call: bridge_grpc::caller::GrpcCall,
     ) -> BoxFuture<'static, InboundResponse> {
         let table = self.current();
         let request_id = request_id(&mut call.headers);
         let Some(route) = table.named(route) else {
             // UNAVAILABLE: the route went away in a reload while the listener still runs.
-            return Box::pin(std::future::ready(bridge_app::grpc::plain_status(
+            return Box::pin(std::future::ready(bridge_grpc::caller::plain_status(
                 14,
                 &format!("the route {route} is not served any more"),
             )));
@@ -295,7 +302,9 @@ impl Gateway {
         let requests = Arc::clone(&route.requests);
         Box::pin(async move {
             let started = tokio::time::Instant::now();
-            let mut response = bridge.serve_grpc(call).instrument(span.clone()).await;
+            let mut response = bridge_grpc::serve(bridge, call)
+                .instrument(span.clone())
+                .await;
             let (status, info) = answered(&mut response, request_id);
             record_answer(
                 &span,
@@ -345,8 +354,7 @@ impl Gateway {
         let requests = Arc::clone(&route.requests);
         Box::pin(async move {
             let started = tokio::time::Instant::now();
-            let mut response = Arc::clone(&bridge)
-                .handle(request)
+            let mut response = bridge_http::handle(Arc::clone(&bridge), request)
                 .instrument(span.clone())
                 .await;
             let (status, info) = answered(&mut response, request_id);
@@ -665,6 +673,7 @@ impl Wiring {
             let pusher = route_pusher(before, &resolved, &config.name, &store, metrics)?;
             let (port, grpc) = route_ports(&upstream, &grpc_channels, config)?;
             let bridge = Bridge::new(config.settings.clone(), codecs(), port, Arc::clone(&cards))
+                .with_agent_forms(&AGENT_FORMS)
                 .with_grpc(grpc)
                 .with_observer(metrics.observer(&config.name))
                 .with_stream_counter(Arc::clone(&streams))
@@ -862,5 +871,32 @@ impl Refreshers {
             task.abort();
         }
         self.tasks.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every binding, listed through a `match` so that a new one fails to compile here.
+    fn every_binding() -> [bridge_ir::Binding; 3] {
+        use bridge_ir::Binding;
+        let all = [Binding::JsonRpc, Binding::HttpJson, Binding::Grpc];
+        for binding in all {
+            match binding {
+                Binding::JsonRpc | Binding::HttpJson | Binding::Grpc => {}
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn every_binding_has_exactly_one_agent_form() {
+        for binding in every_binding() {
+            let forms = super::AGENT_FORMS
+                .iter()
+                .filter(|form| form.binding() == binding)
+                .count();
+            assert_eq!(forms, 1, "{binding:?}");
+        }
+        assert_eq!(super::AGENT_FORMS.len(), 3);
     }
 }

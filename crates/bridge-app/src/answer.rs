@@ -1,85 +1,42 @@
-//! Answers in the caller's revision and binding: results, refusals, stream frames.
+//! Answers through the caller's form ([`CallerForm`]), in its revision
+//! and binding, and the plain answers outside any A2A form (the card paths, the webhook, a
+//! wrong HTTP method).
 //!
 //! Errors are classified by origin. The caller's mistakes get the codes for them; the agent's
 //! answers that its revision does not allow get `InvalidAgentResponse` (-32006); an agent that
-//! cannot be reached gets `InternalError` (-32603). Every one is written in the caller's revision
-//! with the caller's id; a JSON-RPC answer goes out with HTTP 200, as SDK clients read no body of
-//! any other status, an HTTP+JSON one with the status its binding gives the error.
+//! cannot be reached gets `InternalError` (-32603). Every one is written by the caller's form,
+//! in the caller's revision with the caller's id.
 
 use bridge_ir::{
     Binding, ErrorCode, Reply, RequestId, Revision, RpcError, StreamEvent, Translated,
 };
-use bridge_wire::jsonrpc;
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, StatusCode, header};
 
-use crate::call::{CallInfo, CallerForm, Context};
+use crate::call::{CallerForm, Context};
 use crate::codec::EncodeError;
 use crate::ports::Ports;
 use crate::service::InboundResponse;
 
-pub(crate) fn observe<T>(ports: &Ports, from: Revision, to: Revision, translated: &Translated<T>) {
+/// Reports what `translated` lost, from `from` to `to`, to the observer.
+pub fn observe<T>(ports: &Ports, from: Revision, to: Revision, translated: &Translated<T>) {
     if !translated.losses.is_empty() {
         ports.observer.losses(from, to, &translated.losses);
     }
 }
 
-/// Encodes an outcome in the caller's revision as a JSON-RPC response body.
-pub(crate) fn encode_outcome(
-    ports: &Ports,
-    context: &Context,
-    outcome: Result<Reply, RpcError>,
-) -> Vec<u8> {
-    let codec = ports.codecs.of(context.caller);
-    match outcome {
-        Ok(reply) => {
-            let mut out = Vec::new();
-            jsonrpc::write_result_open(&mut out, &context.id);
-            match codec.encode_result_after(&mut out, context.method, reply) {
-                Ok(losses) => {
-                    if !losses.is_empty() {
-                        ports
-                            .observer
-                            .losses(context.upstream, context.caller, &losses);
-                    }
-                    out.push(b'}');
-                    out
-                }
-                Err(error) => encode_error(
-                    ports,
-                    context.caller,
-                    &context.id,
-                    unwritable(context.caller, &error),
-                ),
-            }
-        }
-        Err(error) => encode_error(ports, context.caller, &context.id, error),
-    }
-}
-
 /// The refusal of an upstream answer the caller's revision cannot express (`error`).
-pub(crate) fn unwritable(caller: Revision, error: &EncodeError) -> RpcError {
+#[must_use]
+pub fn unwritable(caller: Revision, error: &EncodeError) -> RpcError {
     RpcError::new(
         ErrorCode::InvalidAgentResponse,
         format!("the upstream answer cannot be written in A2A {caller}: {error}"),
     )
 }
 
-/// Writes an error in `revision` as a JSON-RPC response body.
-pub(crate) fn encode_error(
-    ports: &Ports,
-    revision: Revision,
-    id: &RequestId,
-    error: RpcError,
-) -> Vec<u8> {
-    let encoded = ports.codecs.of(revision).encode_error(error);
-    observe(ports, Revision::V1_0, revision, &encoded);
-    jsonrpc::write_error(id, &encoded.value)
-}
-
 /// A unary outcome as the caller's answer, in its revision and binding, with the agent's
 /// headers the caller may see.
-pub(crate) fn respond(
+pub fn respond(
     ports: &Ports,
     context: &Context,
     outcome: Result<Reply, RpcError>,
@@ -95,157 +52,15 @@ pub(crate) fn respond(
     }
 }
 
-/// A unary outcome as a JSON-RPC answer (HTTP 200), with its [`CallInfo`].
-pub(crate) fn json_rpc_answer(
-    ports: &Ports,
-    context: &Context,
-    outcome: Result<Reply, RpcError>,
-) -> http::Response<Bytes> {
-    let error_code = outcome.as_ref().err().map(|e| e.code.code());
-    let mut response = json_response(encode_outcome(ports, context, outcome));
-    response
-        .extensions_mut()
-        .insert(CallInfo::answered(context, error_code));
-    response
-}
-
-/// A unary answer in the caller's HTTP+JSON form; `Err` is the error to answer instead.
-pub(crate) fn rest_body(
-    ports: &Ports,
-    context: &Context,
-    outcome: Result<Reply, RpcError>,
-) -> Result<http::Response<Bytes>, RpcError> {
-    let codec = ports
-        .codecs
-        .rest_of(context.caller)
-        .ok_or_else(no_rest_codec)?;
-    let encoded = codec
-        .encode_result(context.method, outcome?)
-        .map_err(|error| unwritable(context.caller, &error))?;
-    observe(ports, context.upstream, context.caller, &encoded);
-    let mut response = http::Response::new(Bytes::from(encoded.value));
-    response
-        .headers_mut()
-        .insert(header::CONTENT_TYPE, rest_content_type(context.caller));
-    response
-        .extensions_mut()
-        .insert(CallInfo::answered(context, None));
-    Ok(response)
-}
-
-/// The media type of a revision's HTTP+JSON bodies: 1.0 names its own (§11.2), 0.3 used
-/// `application/json`.
-pub(crate) fn rest_content_type(revision: Revision) -> HeaderValue {
-    match revision {
-        Revision::V1_0 => HeaderValue::from_static("application/a2a+json"),
-        Revision::V0_3 => HeaderValue::from_static("application/json"),
-    }
-}
-
-pub(crate) fn no_rest_codec() -> RpcError {
-    RpcError::new(
-        ErrorCode::InternalError,
-        "this revision is not served over HTTP+JSON",
-    )
-}
-
 /// The answer to a call refused with `error`, in the caller's revision and binding.
-pub(crate) fn refuse(ports: &Ports, context: &Context, error: RpcError) -> InboundResponse {
+pub fn refuse(ports: &Ports, context: &Context, error: RpcError) -> InboundResponse {
     context
         .form
         .refusal(ports, context.caller, &context.id, error)
 }
 
-/// An error in `revision`'s HTTP+JSON form, with the HTTP status the binding gives it.
-pub(crate) fn rest_error_response(
-    ports: &Ports,
-    revision: Revision,
-    error: RpcError,
-) -> InboundResponse {
-    rest_error_with_status(ports, revision, error, None)
-}
-
-/// [`rest_error_response`] with the HTTP status the HTTP layer decided, when it did.
-pub(crate) fn rest_error_with_status(
-    ports: &Ports,
-    revision: Revision,
-    error: RpcError,
-    status: Option<u16>,
-) -> InboundResponse {
-    let code = error.code.code();
-    let (status, body) = match ports.codecs.rest_of(revision) {
-        Some(codec) => {
-            let encoded = codec.encode_error(error, status);
-            observe(ports, Revision::V1_0, revision, &encoded.body);
-            (encoded.status, encoded.body.value)
-        }
-        None => (
-            500,
-            br#"{"message":"this revision is not served over HTTP+JSON"}"#.to_vec(),
-        ),
-    };
-    let mut response = http::Response::new(Bytes::from(body));
-    *response.status_mut() =
-        StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    response
-        .extensions_mut()
-        .insert(CallInfo::refused(revision, Binding::HttpJson, code));
-    InboundResponse::Full(response)
-}
-
-/// The SSE frame of one JSON-RPC stream event: the event as the result of a response with the
-/// caller's id.
-pub(crate) fn json_rpc_event_frame(context: &Context, event: &[u8]) -> Bytes {
-    let mut frame = Vec::with_capacity(event.len() + 64);
-    frame.extend_from_slice(b"data: ");
-    jsonrpc::write_result_into(&mut frame, &context.id, event);
-    frame.extend_from_slice(b"\n\n");
-    Bytes::from(frame)
-}
-
-/// The SSE frame that ends an HTTP+JSON stream with `error`: an `error` event holding the
-/// revision's HTTP+JSON error.
-pub(crate) fn rest_error_frame(ports: &Ports, revision: Revision, error: RpcError) -> Bytes {
-    let body = match ports.codecs.rest_of(revision) {
-        Some(codec) => codec.encode_error(error, None).body.value,
-        None => br#"{"message":"this revision is not served over HTTP+JSON"}"#.to_vec(),
-    };
-    let mut frame = b"event: error\n".to_vec();
-    frame.extend_from_slice(&bridge_wire::sse::frame(&body));
-    Bytes::from(frame)
-}
-
-/// An HTTP 200 JSON response.
-pub(crate) fn json_response(body: Vec<u8>) -> http::Response<Bytes> {
-    let mut response = http::Response::new(Bytes::from(body));
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    response
-}
-
-/// An error answer in `revision`, HTTP 200.
-pub(crate) fn error_response(
-    ports: &Ports,
-    revision: Revision,
-    id: &RequestId,
-    error: RpcError,
-) -> InboundResponse {
-    let code = error.code.code();
-    let mut response = json_response(encode_error(ports, revision, id, error));
-    response
-        .extensions_mut()
-        .insert(CallInfo::refused(revision, Binding::JsonRpc, code));
-    InboundResponse::Full(response)
-}
-
 /// 405 with the `Allow` header RFC 9110 §15.5.6 requires.
-pub(crate) fn not_allowed(allow: &'static str, message: &str) -> InboundResponse {
+pub fn not_allowed(allow: &'static str, message: &str) -> InboundResponse {
     let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, message);
     if let InboundResponse::Full(response) = &mut response {
         response
@@ -256,7 +71,7 @@ pub(crate) fn not_allowed(allow: &'static str, message: &str) -> InboundResponse
 }
 
 /// A small JSON response outside JSON-RPC (card errors, wrong HTTP method).
-pub(crate) fn plain(status: StatusCode, message: &str) -> InboundResponse {
+pub fn plain(status: StatusCode, message: &str) -> InboundResponse {
     let body = serde_json::json!({ "error": message }).to_string();
     let mut response = http::Response::new(Bytes::from(body));
     *response.status_mut() = status;
@@ -267,96 +82,35 @@ pub(crate) fn plain(status: StatusCode, message: &str) -> InboundResponse {
     InboundResponse::Full(response)
 }
 
-/// How a JSON-RPC caller is answered: a JSON-RPC response under HTTP 200, stream events as
-/// results of responses with the caller's id.
+/// The form of the calls the bridge makes of its own accord (a task read back for a push
+/// delivery): no caller reads what they answer, so whatever would be written is a plain JSON
+/// error, and nothing is streamed.
 #[derive(Debug)]
-pub(crate) struct JsonRpcCaller;
+pub(crate) struct OwnCalls;
 
-impl CallerForm for JsonRpcCaller {
+impl CallerForm for OwnCalls {
     fn binding(&self) -> Binding {
+        // Never reported: a call of the bridge's own has no caller to count.
         Binding::JsonRpc
     }
 
     fn answer(
         &self,
-        ports: &Ports,
-        context: &Context,
+        _ports: &Ports,
+        _context: &Context,
         outcome: Result<Reply, RpcError>,
     ) -> Result<http::Response<Bytes>, RpcError> {
-        Ok(json_rpc_answer(ports, context, outcome))
+        outcome.map(|_| http::Response::new(Bytes::new()))
     }
 
     fn refusal(
         &self,
-        ports: &Ports,
-        revision: Revision,
-        id: &RequestId,
-        error: RpcError,
-    ) -> InboundResponse {
-        error_response(ports, revision, id, error)
-    }
-
-    fn error_statuses(&self) -> bool {
-        false
-    }
-
-    fn refusal_under(
-        &self,
-        ports: &Ports,
-        revision: Revision,
-        id: &RequestId,
-        error: RpcError,
-        status: StatusCode,
-    ) -> InboundResponse {
-        let mut response = error_response(ports, revision, id, error);
-        if let InboundResponse::Full(response) = &mut response {
-            *response.status_mut() = status;
-        }
-        response
-    }
-
-    fn encode_event(&self, ports: &Ports, context: &Context, event: StreamEvent) -> Vec<u8> {
-        let encoded = ports.codecs.of(context.caller).encode_event(event);
-        observe(ports, context.upstream, context.caller, &encoded);
-        encoded.value
-    }
-
-    fn event_frame(&self, context: &Context, event: &[u8]) -> Bytes {
-        json_rpc_event_frame(context, event)
-    }
-
-    fn error_frame(&self, ports: &Ports, context: &Context, error: RpcError) -> Bytes {
-        bridge_wire::sse::frame(&encode_error(ports, context.caller, &context.id, error))
-    }
-}
-
-/// How an HTTP+JSON caller is answered: the revision's HTTP+JSON result or error, under the
-/// status the binding gives it; stream events as SSE `data`, an error as an `error` event.
-#[derive(Debug)]
-pub(crate) struct RestCaller;
-
-impl CallerForm for RestCaller {
-    fn binding(&self) -> Binding {
-        Binding::HttpJson
-    }
-
-    fn answer(
-        &self,
-        ports: &Ports,
-        context: &Context,
-        outcome: Result<Reply, RpcError>,
-    ) -> Result<http::Response<Bytes>, RpcError> {
-        rest_body(ports, context, outcome)
-    }
-
-    fn refusal(
-        &self,
-        ports: &Ports,
-        revision: Revision,
+        _ports: &Ports,
+        _revision: Revision,
         _id: &RequestId,
         error: RpcError,
     ) -> InboundResponse {
-        rest_error_response(ports, revision, error)
+        plain(StatusCode::INTERNAL_SERVER_ERROR, &error.message)
     }
 
     fn error_statuses(&self) -> bool {
@@ -365,29 +119,24 @@ impl CallerForm for RestCaller {
 
     fn refusal_under(
         &self,
-        ports: &Ports,
-        revision: Revision,
+        _ports: &Ports,
+        _revision: Revision,
         _id: &RequestId,
         error: RpcError,
         status: StatusCode,
     ) -> InboundResponse {
-        rest_error_with_status(ports, revision, error, Some(status.as_u16()))
+        plain(status, &error.message)
     }
 
-    fn encode_event(&self, ports: &Ports, context: &Context, event: StreamEvent) -> Vec<u8> {
-        let encoded = match ports.codecs.rest_of(context.caller) {
-            Some(codec) => codec.encode_event(event),
-            None => ports.codecs.of(context.caller).encode_event(event),
-        };
-        observe(ports, context.upstream, context.caller, &encoded);
-        encoded.value
+    fn encode_event(&self, _ports: &Ports, _context: &Context, _event: StreamEvent) -> Vec<u8> {
+        Vec::new()
     }
 
-    fn event_frame(&self, _context: &Context, event: &[u8]) -> Bytes {
-        bridge_wire::sse::frame(event)
+    fn event_frame(&self, _context: &Context, _event: &[u8]) -> Bytes {
+        Bytes::new()
     }
 
-    fn error_frame(&self, ports: &Ports, context: &Context, error: RpcError) -> Bytes {
-        rest_error_frame(ports, context.caller, error)
+    fn error_frame(&self, _ports: &Ports, _context: &Context, _error: RpcError) -> Bytes {
+        Bytes::new()
     }
 }

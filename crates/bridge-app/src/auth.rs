@@ -1,6 +1,6 @@
 //! The caller's credentials, checked once for every binding: whether a call is let in
-//! ([`authorized`]), whose tasks it may see ([`scope_of`]), and what of its headers may travel on
-//! toward the agent ([`without_gateway_credentials`]).
+//! ([`authorized`]), whose tasks it may see (`scope_of`), and what of its headers may travel on
+//! toward the agent (`without_gateway_credentials`).
 
 use bridge_ir::{ErrorCode, RequestId, Revision, RpcError};
 use http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -14,7 +14,7 @@ use crate::settings::InboundAuth;
 /// refusal every binding gives: HTTP 401 with a challenge (authentication belongs to the
 /// HTTP layer, A2A 1.0 §4.4), and an `InvalidRequest` error in the caller's revision and
 /// binding for whoever reads the body (a gRPC caller gets `UNAUTHENTICATED`).
-pub(crate) fn refusal(
+pub fn refusal(
     bridge: &Bridge,
     form: &dyn CallerForm,
     revision: Revision,
@@ -41,7 +41,7 @@ pub(crate) fn refusal(
 }
 
 /// Whether the request carries one of the configured credentials.
-pub(crate) fn authorized(auth: &InboundAuth, headers: &HeaderMap) -> bool {
+pub fn authorized(auth: &InboundAuth, headers: &HeaderMap) -> bool {
     let bearer = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())

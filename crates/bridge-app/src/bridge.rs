@@ -7,9 +7,11 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicUsize;
 use std::time::Duration;
 
+use bridge_ir::{Binding, ErrorCode, RpcError};
 use bytes::Bytes;
 use http::{HeaderValue, StatusCode, header};
 
+use crate::call::AgentForm;
 use crate::card::{self, CachedCard, CardCache};
 pub use crate::codec::Codecs;
 use crate::headers::A2A_VERSION;
@@ -28,6 +30,8 @@ pub struct Bridge {
     pub(crate) open_streams: Arc<AtomicUsize>,
     pub(crate) store: Arc<dyn crate::store::Store>,
     pub(crate) pusher: Arc<dyn crate::delivery::Pusher>,
+    /// How an agent of each binding is called (at most one form per binding).
+    pub(crate) agents: Vec<&'static dyn AgentForm>,
     /// The policy seam every call passes through: the route's layers over the core.
     /// `None` while the route has no layer: calls go to the core directly, with nothing to
     /// clone or box on the way.
@@ -57,6 +61,7 @@ impl Bridge {
             open_streams: Arc::new(AtomicUsize::new(0)),
             store: Arc::new(crate::store::MemoryStore::default()),
             pusher: Arc::new(crate::delivery::NoPusher),
+            agents: Vec::new(),
             core: None,
         }
     }
@@ -92,6 +97,41 @@ impl Bridge {
     {
         self.core = Some(layered(self.core.take().unwrap_or_else(core), layer));
         self
+    }
+
+    /// Calls agents through `forms`, one per binding (a later form of a binding replaces an
+    /// earlier one); an agent whose card names a binding no form calls over is refused.
+    #[must_use]
+    pub fn with_agent_forms(mut self, forms: &[&'static dyn AgentForm]) -> Self {
+        for form in forms {
+            self.agents.retain(|kept| kept.binding() != form.binding());
+            self.agents.push(*form);
+        }
+        self
+    }
+
+    /// The form an agent of `binding` is called in.
+    ///
+    /// # Errors
+    ///
+    /// `InternalError` when no form calls agents over `binding`.
+    pub fn agent_form(&self, binding: Binding) -> Result<&'static dyn AgentForm, RpcError> {
+        self.agents
+            .iter()
+            .copied()
+            .find(|form| form.binding() == binding)
+            .ok_or_else(|| {
+                RpcError::new(
+                    ErrorCode::InternalError,
+                    format!("this bridge calls no agent over {}", binding.label()),
+                )
+            })
+    }
+
+    /// The route's settings, codecs and ports, as forms are handed them.
+    #[must_use]
+    pub const fn ports(&self) -> &Ports {
+        &self.ports
     }
 
     /// Delivers push notifications through `pusher`; without one, no caller's push config is
@@ -232,7 +272,11 @@ impl Bridge {
     }
 
     /// The cached card, fetched now if none is cached yet.
-    pub(crate) async fn upstream_card(&self) -> Result<Arc<CachedCard>, String> {
+    ///
+    /// # Errors
+    ///
+    /// Why no card is cached and none could be read.
+    pub async fn upstream_card(&self) -> Result<Arc<CachedCard>, String> {
         if let Some(card) = self.cards.get() {
             return Ok(card);
         }

@@ -46,7 +46,8 @@ pub struct CallInfo {
 impl CallInfo {
     /// A call the core answered: the caller and upstream of `context`, and the error the
     /// answer carries, if any.
-    pub(crate) fn answered(context: &Context, error_code: Option<i64>) -> Self {
+    #[must_use]
+    pub fn answered(context: &Context, error_code: Option<i64>) -> Self {
         Self {
             caller: context.caller,
             binding: context.binding(),
@@ -58,7 +59,8 @@ impl CallInfo {
     }
 
     /// A call refused with the error of `code` before the core knew where it went.
-    pub(crate) const fn refused(caller: Revision, binding: Binding, code: i64) -> Self {
+    #[must_use]
+    pub const fn refused(caller: Revision, binding: Binding, code: i64) -> Self {
         Self {
             caller,
             binding,
@@ -73,7 +75,7 @@ impl CallInfo {
 /// Who is calling and how the answer is written: the caller's revision and binding, the
 /// JSON-RPC id (`null` on other bindings) and the operation.
 #[derive(Debug, Clone)]
-pub(crate) struct Caller {
+pub struct Caller {
     pub revision: Revision,
     /// How the caller is answered: its binding's half of the core's answers.
     pub form: &'static dyn CallerForm,
@@ -83,7 +85,7 @@ pub(crate) struct Caller {
 
 /// Everything one call carries through the core.
 #[derive(Debug, Clone)]
-pub(crate) struct Context {
+pub struct Context {
     pub id: RequestId,
     pub caller: Revision,
     /// How the caller is answered.
@@ -100,19 +102,21 @@ pub(crate) struct Context {
 
 impl Context {
     /// The caller's binding.
-    pub(crate) fn binding(&self) -> Binding {
+    #[must_use]
+    pub fn binding(&self) -> Binding {
         self.form.binding()
     }
 
     /// The upstream's binding.
-    pub(crate) fn upstream_binding(&self) -> Binding {
+    #[must_use]
+    pub fn upstream_binding(&self) -> Binding {
         self.agent.binding()
     }
 }
 
 /// What the bridge learned about a call before it answered.
 #[derive(Debug, Default)]
-pub(crate) struct Seen {
+pub struct Seen {
     pub caller: Option<Revision>,
     pub method: Option<Method>,
     pub upstream: Option<Revision>,
@@ -122,7 +126,7 @@ pub(crate) struct Seen {
 impl Seen {
     /// Completes the response's [`CallInfo`] with what was learned on the way, or attaches one
     /// (for a caller on `binding`) when the answer carries none.
-    pub(crate) fn annotate(&self, response: &mut InboundResponse, binding: Binding) {
+    pub fn annotate(&self, response: &mut InboundResponse, binding: Binding) {
         let extensions = match response {
             InboundResponse::Full(response) => response.extensions_mut(),
             InboundResponse::Stream { head, .. } => &mut head.extensions,
@@ -145,7 +149,7 @@ impl Seen {
 }
 
 /// How a caller of one binding is answered.
-pub(crate) trait CallerForm: std::fmt::Debug + Send + Sync {
+pub trait CallerForm: std::fmt::Debug + Send + Sync {
     /// The binding this form answers on.
     fn binding(&self) -> Binding;
 
@@ -198,7 +202,7 @@ pub(crate) trait CallerForm: std::fmt::Debug + Send + Sync {
 }
 
 /// How an agent of one binding is called.
-pub(crate) trait AgentForm: std::fmt::Debug + Send + Sync {
+pub trait AgentForm: std::fmt::Debug + Send + Sync {
     /// The binding this form calls over.
     fn binding(&self) -> Binding;
 
@@ -226,19 +230,27 @@ pub(crate) trait AgentForm: std::fmt::Debug + Send + Sync {
 }
 
 /// An agent's stream, opened.
-pub(crate) struct Opened {
+pub struct Opened {
     /// The headers of the agent's answer (its activated extensions among them).
     pub headers: HeaderMap,
     /// What each read of the agent's answer gave; the end of the answer is the end.
     pub events: AgentEvents,
 }
 
+impl std::fmt::Debug for Opened {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Opened")
+            .field("headers", &self.headers)
+            .finish_non_exhaustive()
+    }
+}
+
 /// What each read of an agent's stream gave, in order (none when a read completed no event).
-pub(crate) type AgentEvents = Pin<Box<dyn Stream<Item = Vec<Upcoming>> + Send>>;
+pub type AgentEvents = Pin<Box<dyn Stream<Item = Vec<Upcoming>> + Send>>;
 
 /// One thing an agent's stream said, read into the IR.
 #[derive(Debug)]
-pub(crate) enum Upcoming {
+pub enum Upcoming {
     /// An event.
     Event(StreamEvent),
     /// The agent's own error, ending its stream.

@@ -3,7 +3,7 @@
 //! A codec turns the revision-specific parts of a JSON-RPC message (the method name, `params`,
 //! `result`, `error`, one SSE event's `result`, and the agent card) into the IR and back. The
 //! JSON-RPC envelope itself (`jsonrpc`, `id`, the choice between `result` and `error`) is the
-//! same in both revisions and lives in [`bridge_wire::jsonrpc`], so no codec repeats it.
+//! same in both revisions and lives in `bridge_wire::jsonrpc`, so no codec repeats it.
 //!
 //! # Why fragments, not whole messages
 //!

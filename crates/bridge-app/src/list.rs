@@ -176,16 +176,15 @@ pub fn result(page: &Page, tasks: Vec<Task>) -> ListTasksResult {
     }
 }
 
-/// Nanoseconds since the epoch of an RFC 3339 timestamp, for ordering.
+/// Nanoseconds since the epoch of an RFC 3339 timestamp, for ordering; one without a zone (as
+/// a 0.3 producer may write it) is read as UTC.
 fn instant(text: &str) -> Option<i128> {
-    let normalised = match bridge_wire::timestamp::utc(text) {
-        bridge_wire::timestamp::Utc::Unchanged => text.to_owned(),
-        bridge_wire::timestamp::Utc::Converted(t) | bridge_wire::timestamp::Utc::AssumedUtc(t) => t,
-        bridge_wire::timestamp::Utc::Unparsed => return None,
-    };
-    time::OffsetDateTime::parse(&normalised, &time::format_description::well_known::Rfc3339)
+    use time::OffsetDateTime;
+    use time::format_description::well_known::Rfc3339;
+    OffsetDateTime::parse(text, &Rfc3339)
+        .or_else(|_| OffsetDateTime::parse(&format!("{text}Z"), &Rfc3339))
         .ok()
-        .map(time::OffsetDateTime::unix_timestamp_nanos)
+        .map(OffsetDateTime::unix_timestamp_nanos)
 }
 
 #[cfg(test)]

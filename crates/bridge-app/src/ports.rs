@@ -12,9 +12,9 @@ use crate::upstream::{GrpcUpstream, Upstream};
 /// A route's settings, codecs and ports, for one configuration generation.
 #[derive(Debug)]
 pub struct Ports {
-    pub(crate) settings: Settings,
-    pub(crate) codecs: Codecs,
-    pub(crate) upstream: Arc<dyn Upstream>,
-    pub(crate) grpc: Arc<dyn GrpcUpstream>,
-    pub(crate) observer: Arc<dyn Observer>,
+    pub settings: Settings,
+    pub codecs: Codecs,
+    pub upstream: Arc<dyn Upstream>,
+    pub grpc: Arc<dyn GrpcUpstream>,
+    pub observer: Arc<dyn Observer>,
 }

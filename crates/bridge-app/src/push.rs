@@ -239,7 +239,7 @@ fn refused(
 /// Takes one delivery from the agent to the webhook `secret`: checks the secret and the agent's
 /// token, translates the body into the subscriber's revision, queues it, and answers the agent
 /// as soon as it is queued.
-pub(crate) async fn receive(
+pub async fn receive(
     bridge: &Arc<Bridge>,
     request: InboundRequest,
     secret: &str,

@@ -1,6 +1,6 @@
-//! The core: every decoded call of every binding enters at [`serve`] with its [`Caller`]; it is
-//! validated against the upstream card, and [`dispatch`] stands in for the upstream where its
-//! revision falls short, forwards it through the upstream hop ([`crate::hop`]) and has the
+//! The core: every decoded call of every binding enters at `serve` with its [`Caller`]; it is
+//! validated against the upstream card, and `dispatch` stands in for the upstream where its
+//! revision falls short, forwards it through the upstream hop ([`crate::agent`]) and has the
 //! answer written in the caller's form ([`crate::answer`]).
 //!
 //! # What the bridge does on the upstream's behalf (wire diff §7)
@@ -35,8 +35,8 @@ use crate::service::InboundResponse;
 use crate::target::upstream_target;
 use crate::validate;
 
-/// Hands a decoded call to the policy seam ([`crate::bridge`], the policy seam), whose bottom is [`serve`].
-pub(crate) async fn enter(
+/// Hands a decoded call to the policy seam ([`crate::seam`]), whose bottom is `serve`.
+pub async fn enter(
     bridge: &Arc<Bridge>,
     caller: Caller,
     call: Call,
@@ -79,7 +79,7 @@ impl Entry for Bridge {
 }
 
 /// Serves a decoded call, whichever binding it came in on, once it passed the policy seam
-/// ([`crate::bridge`], the policy seam): the upstream card, validation against it, and [`dispatch`]. The answer
+/// ([`crate::seam`]): the upstream card, validation against it, and [`dispatch`]. The answer
 /// carries a [`CallInfo`](crate::CallInfo) naming the upstream it went to.
 pub(crate) async fn serve(
     bridge: &Arc<Bridge>,
@@ -122,6 +122,14 @@ async fn validated(
     };
     seen.upstream = Some(upstream);
     seen.upstream_binding = Some(upstream_binding);
+    let agent = match bridge.agent_form(upstream_binding) {
+        Ok(agent) => agent,
+        Err(error) => {
+            return caller
+                .form
+                .refusal(&bridge.ports, caller.revision, &caller.id, error);
+        }
+    };
     let context = Context {
         id: caller.id,
         caller: caller.revision,
@@ -134,7 +142,7 @@ async fn validated(
         ),
         caller_headers: without_gateway_credentials(bridge.ports.settings.auth.as_ref(), headers),
         upstream,
-        agent: crate::agent::agent_form(upstream_binding),
+        agent,
         call_url,
     };
     if let Some(card) = &card

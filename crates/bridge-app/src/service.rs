@@ -28,7 +28,7 @@ pub struct InboundRequest {
 
 /// SSE frames ready to write, each one or more complete events (`data: …\n\n`): the events
 /// that were ready together go out as one frame. A reader that needs single events splits the
-/// frames ([`bridge_wire::sse::SseSplitter`]).
+/// frames (`bridge_wire::sse::SseSplitter`).
 pub type FrameStream = Pin<Box<dyn Stream<Item = Bytes> + Send>>;
 
 /// What to answer.

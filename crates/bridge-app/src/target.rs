@@ -59,11 +59,11 @@ pub(crate) async fn context_for_agent(
     Ok(Context {
         id: RequestId::String(uuid::Uuid::new_v4().to_string()),
         caller: registration.subscriber,
-        form: &crate::answer::JsonRpcCaller,
+        form: &crate::answer::OwnCalls,
         method: Method::GetTask,
         caller_headers: HeaderMap::new(),
         upstream,
-        agent: crate::agent::agent_form(upstream_binding),
+        agent: bridge.agent_form(upstream_binding)?,
         call_url,
         scope: registration.scope.clone(),
     })

@@ -205,14 +205,17 @@ impl Harness {
             extra_ca_file: None,
             pools: 0,
         })?;
-        let bridge = Arc::new(Bridge::new(
-            settings,
-            codecs(),
-            Arc::new(upstream),
-            Arc::new(CardCache::default()),
-        ));
+        let bridge = Arc::new(
+            Bridge::new(
+                settings,
+                codecs(),
+                Arc::new(upstream),
+                Arc::new(CardCache::default()),
+            )
+            .with_agent_forms(&bridge_http::AGENT_FORMS),
+        );
         let stats = Arc::clone(&options.server.stats);
-        let handler: Arc<dyn Handler> = Arc::new(Arc::clone(&bridge));
+        let handler: Arc<dyn Handler> = Arc::new(bridge_http::HttpRoute(Arc::clone(&bridge)));
         let (stop, stopped) = oneshot::channel::<()>();
         let server = tokio::spawn(bridge_server::run(
             listener,

@@ -1,5 +1,5 @@
 //! The gRPC client toward an agent that speaks gRPC: the application's
-//! [`GrpcUpstream`](bridge_app::upstream::GrpcUpstream) port over tonic.
+//! [`GrpcUpstream`] port over tonic.
 //!
 //! The application hands over the rpc's path, its request message (written by the revision's
 //! codec) and the metadata; this adapter owns the channels (one per target and TLS choice,

@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use tokio::sync::Semaphore;
 
+use crate::caller::{Frame, GrpcCall, GrpcEntry};
 use bridge_app::codec::{GrpcCodec, GrpcStatus};
-use bridge_app::grpc::{Frame, GrpcCall, GrpcEntry};
 use bridge_app::service::InboundResponse;
 use bridge_ir::{Method, Revision};
 use bytes::{Buf as _, BufMut as _, Bytes};
@@ -447,7 +447,7 @@ fn tonic_status(status: GrpcStatus) -> Status {
 /// A whole answer's message, or the status it carries.
 fn native_message(response: http::Response<Bytes>) -> Result<(Bytes, http::HeaderMap), Status> {
     let (parts, body) = response.into_parts();
-    match bridge_app::grpc::status_of_headers(&parts.headers) {
+    match crate::caller::status_of_headers(&parts.headers) {
         Some(status) if status.code != 0 => Err(tonic_status(status)),
         Some(_) => Ok((body, parts.headers)),
         None => Err(Status::internal(
@@ -636,7 +636,7 @@ mod tests {
                     headers.insert("a2a-extensions", HeaderValue::from_static("urn:ext:a"));
                     InboundResponse::Full(response)
                 }
-                Answer::Status(code, message) => bridge_app::grpc::plain_status(code, message),
+                Answer::Status(code, message) => crate::caller::plain_status(code, message),
                 Answer::Frames(frames) => {
                     let (head, ()) = http::Response::new(()).into_parts();
                     InboundResponse::Stream {

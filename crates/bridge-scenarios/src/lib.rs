@@ -131,12 +131,10 @@ pub fn bridge(
 ) -> Arc<Bridge> {
     let mut settings = Settings::new("http://bridge/", "http://agent");
     configure(&mut settings);
-    Arc::new(Bridge::new(
-        settings,
-        codecs(),
-        upstream,
-        Arc::new(CardCache::default()),
-    ))
+    Arc::new(
+        Bridge::new(settings, codecs(), upstream, Arc::new(CardCache::default()))
+            .with_agent_forms(&bridge_http::AGENT_FORMS),
+    )
 }
 
 /// What a caller received.
@@ -210,7 +208,7 @@ pub async fn call(
         headers: map,
         body: Bytes::from(body.to_owned()),
     };
-    match Arc::clone(bridge).handle(request).await {
+    match bridge_http::handle(Arc::clone(bridge), request).await {
         InboundResponse::Full(response) => {
             let status = response.status().as_u16();
             let (parts, body) = response.into_parts();

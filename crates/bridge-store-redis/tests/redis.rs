@@ -131,6 +131,7 @@ fn instance(agent: &Arc<ScriptedUpstream>, redis: &str) -> Arc<Bridge> {
             Arc::clone(agent) as _,
             Arc::new(CardCache::default()),
         )
+        .with_agent_forms(&bridge_http::AGENT_FORMS)
         .with_store(Arc::new(store)),
     )
 }
@@ -269,6 +270,7 @@ async fn push_registrations_are_shared_survive_a_new_instance_and_fail_loudly_wi
             Arc::clone(&agent) as _,
             Arc::new(CardCache::default()),
         )
+        .with_agent_forms(&bridge_http::AGENT_FORMS)
         .with_store(Arc::new(store(&redis.url())))
         .with_pusher(Arc::new(Accepting)),
     );

@@ -143,7 +143,7 @@ fn farewell(bridge: &Bridge, context: &Context) -> Bytes {
 }
 
 /// Marks a response as an SSE stream that no proxy on the way may buffer.
-pub(crate) fn set_event_stream_headers(headers: &mut http::HeaderMap) {
+pub fn set_event_stream_headers(headers: &mut http::HeaderMap) {
     headers.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/event-stream"),

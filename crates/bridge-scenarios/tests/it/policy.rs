@@ -70,6 +70,7 @@ async fn a_layer_sees_every_binding_as_ir_and_its_refusal_is_written_in_each_cal
             agent.clone(),
             Arc::new(CardCache::default()),
         )
+        .with_agent_forms(&bridge_http::AGENT_FORMS)
         .with_layer(layer),
     );
     let post = http::Method::POST;

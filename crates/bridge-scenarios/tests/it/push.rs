@@ -51,6 +51,7 @@ fn push_bridge(agent: Arc<ScriptedUpstream>, recorder: &Arc<Recorder>) -> Arc<Br
             agent,
             Arc::new(CardCache::default()),
         )
+        .with_agent_forms(&bridge_http::AGENT_FORMS)
         .with_pusher(Arc::clone(recorder) as Arc<dyn Pusher>),
     )
 }

@@ -555,6 +555,7 @@ async fn events_the_upstream_delivered_together_go_out_together_and_a_repeated_s
             agent,
             Arc::new(bridge_app::CardCache::default()),
         )
+        .with_agent_forms(&bridge_http::AGENT_FORMS)
         .with_store(Arc::clone(&store) as Arc<dyn bridge_app::store::Store>),
     );
     let got = rpc(&b, &[V1], &stream_v10()).await;

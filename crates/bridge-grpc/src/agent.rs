@@ -1,6 +1,6 @@
 //! The agent form over gRPC ([`GrpcAgent`]): the call written as its revision's protobuf
 //! request message (the codec's gRPC form), sent as the rpc that carries its method through
-//! the [`GrpcUpstream`](crate::upstream::GrpcUpstream) port, and the response messages, stream
+//! the [`GrpcUpstream`](bridge_app::upstream::GrpcUpstream) port, and the response messages, stream
 //! messages and statuses read back into the IR by the same codec. No other form comes between.
 
 use std::sync::Arc;
@@ -11,17 +11,17 @@ use futures_util::StreamExt as _;
 use futures_util::future::BoxFuture;
 use http::HeaderMap;
 
-use super::{invalid, unsupported, upstream_failure};
-use crate::answer::observe;
-use crate::call::{AgentForm, Context, Opened, Upcoming};
-use crate::codec::GrpcCodec;
-use crate::ports::Ports;
-use crate::upstream::{Deadline, GrpcItem, GrpcRequest, GrpcResponse, UpstreamError};
+use bridge_app::agent::{invalid, unsupported, upstream_failure};
+use bridge_app::answer::observe;
+use bridge_app::call::{AgentForm, Context, Opened, Upcoming};
+use bridge_app::codec::GrpcCodec;
+use bridge_app::ports::Ports;
+use bridge_app::upstream::{Deadline, GrpcItem, GrpcRequest, GrpcResponse, UpstreamError};
 
 /// A gRPC agent, at the `host:port` of its interface URL (over TLS when the URL is `https://`
 /// or `grpcs://`).
 #[derive(Debug)]
-pub(crate) struct GrpcAgent;
+pub struct GrpcAgent;
 
 impl AgentForm for GrpcAgent {
     fn binding(&self) -> Binding {
@@ -82,7 +82,7 @@ impl AgentForm for GrpcAgent {
             let events = response.items.map(move |item| {
                 vec![match item {
                     Ok(GrpcItem::Message(message)) => match codec.decode_event(&message) {
-                        Ok(event) => crate::agent::identified(event),
+                        Ok(event) => bridge_app::agent::identified(event),
                         Err(e) => Upcoming::Invalid(invalid(format!(
                             "an upstream stream event is not a valid A2A {upstream} gRPC message: {e}"
                         ))),
@@ -128,7 +128,7 @@ async fn send(
         tls,
         path: format!("/{}/{rpc}", codec.service()),
         streaming,
-        metadata: crate::headers::toward_upstream(
+        metadata: bridge_app::headers::toward_upstream(
             &context.caller_headers,
             context.upstream,
             streaming,

@@ -1,7 +1,7 @@
 //! The HTTP+JSON (REST) inbound adapter: a request's path names the operation and the revision
 //! (the codec whose path table it matches), its path, query string and body decode into the
 //! IR call, and the call is served by the same core as a JSON-RPC call
-//! ([`crate::serve::serve`]); answers and errors are written in the caller's revision and
+//! ([`bridge_app::serve::serve`]); answers and errors are written in the caller's revision and
 //! binding there.
 //!
 //! # Revision
@@ -24,10 +24,10 @@ use std::sync::Arc;
 use bridge_ir::{Binding, ErrorCode, RequestId, Revision, RpcError};
 use http::{HeaderValue, StatusCode, header};
 
-use crate::bridge::Bridge;
-use crate::call::{Caller, Seen};
-use crate::codec::{RestCodec, RestRoute, RouteMiss};
-use crate::service::{InboundRequest, InboundResponse};
+use bridge_app::bridge::Bridge;
+use bridge_app::call::{Caller, Seen};
+use bridge_app::codec::{RestCodec, RestRoute, RouteMiss};
+use bridge_app::service::{InboundRequest, InboundResponse};
 
 /// The operation a request names over HTTP+JSON, and the codec whose table named it; `None`
 /// when the path is not an HTTP+JSON path of any revision served.
@@ -35,7 +35,7 @@ pub(crate) fn route(
     bridge: &Bridge,
     request: &InboundRequest,
 ) -> Option<(Arc<dyn RestCodec>, Result<RestRoute, RouteMiss>)> {
-    let below = below_prefix(&request.path, &bridge.ports.settings.prefix)?;
+    let below = below_prefix(&request.path, &bridge.ports().settings.prefix)?;
     // The route's own path is JSON-RPC's endpoint and no HTTP+JSON operation: the JSON-RPC hot
     // path pays no table lookup.
     if below.len() <= 1 {
@@ -43,7 +43,7 @@ pub(crate) fn route(
     }
     // The first codec whose table knows the path decides, a wrong method included: the 0.3
     // codec comes first, so `/v1/…` is never read as a 1.0 tenant named `v1`.
-    for codec in &bridge.ports.codecs.rest {
+    for codec in &bridge.ports().codecs.rest {
         match codec.route(&request.method, below) {
             Err(RouteMiss::NotFound) => {}
             found => return Some((Arc::clone(codec), found)),
@@ -58,12 +58,12 @@ pub(crate) fn route(
 pub(crate) fn not_found(bridge: &Bridge, request: &InboundRequest, below: &str) -> InboundResponse {
     let named = request
         .headers
-        .get(&crate::headers::A2A_VERSION)
+        .get(&bridge_app::headers::A2A_VERSION)
         .and_then(|v| v.to_str().ok())
         .and_then(Revision::from_version);
     let revision = likely_revision(bridge, named, below);
-    crate::answer::rest_error_with_status(
-        &bridge.ports,
+    crate::caller::rest_error_with_status(
+        bridge.ports(),
         revision,
         RpcError::new(
             ErrorCode::MethodNotFound,
@@ -85,7 +85,7 @@ pub(crate) fn likely_revision(bridge: &Bridge, named: Option<Revision>, below: &
     } else {
         Revision::V1_0
     });
-    if bridge.ports.codecs.rest_of(likely).is_some() {
+    if bridge.ports().codecs.rest_of(likely).is_some() {
         likely
     } else {
         Revision::V1_0
@@ -111,8 +111,8 @@ pub(crate) async fn serve(
     let mut response = match route {
         Ok(route) => serve_route(bridge, request, codec, &route, &mut seen).await,
         Err(RouteMiss::MethodNotAllowed { allow }) => {
-            let mut response = crate::answer::rest_error_with_status(
-                &bridge.ports,
+            let mut response = crate::caller::rest_error_with_status(
+                bridge.ports(),
                 revision,
                 RpcError::new(
                     ErrorCode::MethodNotFound,
@@ -130,8 +130,8 @@ pub(crate) async fn serve(
             }
             response
         }
-        Err(RouteMiss::NotFound) => crate::answer::rest_error_response(
-            &bridge.ports,
+        Err(RouteMiss::NotFound) => crate::caller::rest_error_response(
+            bridge.ports(),
             revision,
             RpcError::new(
                 ErrorCode::MethodNotFound,
@@ -152,11 +152,11 @@ async fn serve_route(
 ) -> InboundResponse {
     let revision = codec.revision();
     let refuse =
-        |error: RpcError| crate::answer::rest_error_response(&bridge.ports, revision, error);
+        |error: RpcError| crate::caller::rest_error_response(bridge.ports(), revision, error);
     seen.method = Some(route.method);
-    if let Some(refused) = crate::auth::refusal(
+    if let Some(refused) = bridge_app::auth::refusal(
         bridge,
-        &crate::answer::RestCaller,
+        &crate::caller::RestCaller,
         revision,
         &RequestId::Null,
         &request.headers,
@@ -166,12 +166,12 @@ async fn serve_route(
     if let Err(error) = version_agrees(bridge, &request, revision) {
         return refuse(error);
     }
-    if crate::inbound::nesting_exceeds(&request.body, bridge.ports.settings.limits.json_depth) {
+    if crate::checks::nesting_exceeds(&request.body, bridge.ports().settings.limits.json_depth) {
         return refuse(RpcError::new(
             ErrorCode::InvalidRequest,
             format!(
                 "the body nests deeper than the {}-level limit",
-                bridge.ports.settings.limits.json_depth
+                bridge.ports().settings.limits.json_depth
             ),
         ));
     }
@@ -194,7 +194,7 @@ async fn serve_route(
             if not_json {
                 // A body that is not JSON under a type that is not JSON: the type is the
                 // likelier mistake, as on JSON-RPC.
-                let by_type = crate::inbound::unreadable_body(
+                let by_type = crate::checks::unreadable_body(
                     &request.headers,
                     RpcError::new(ErrorCode::ParseError, String::new()),
                 );
@@ -209,11 +209,11 @@ async fn serve_route(
     // JSON-RPC agent must echo (and a2a-sdk refuses `null`).
     let caller = Caller {
         revision,
-        form: &crate::answer::RestCaller,
+        form: &crate::caller::RestCaller,
         id: RequestId::String(uuid::Uuid::new_v4().to_string()),
         method: route.method,
     };
-    crate::serve::enter(bridge, caller, call, request.headers).await
+    bridge_app::serve::enter(bridge, caller, call, request.headers).await
 }
 
 /// Whether `A2A-Version` (header or query parameter) agrees with the path's revision.
@@ -222,10 +222,11 @@ fn version_agrees(
     request: &InboundRequest,
     revision: Revision,
 ) -> Result<(), RpcError> {
-    let requested = crate::negotiate::requested_version(&request.headers, request.query.as_deref());
+    let requested =
+        bridge_app::negotiate::requested_version(&request.headers, request.query.as_deref());
     match requested {
         None if revision == Revision::V1_0
-            && bridge.ports.settings.negotiation.require_version_header =>
+            && bridge.ports().settings.negotiation.require_version_header =>
         {
             Err(RpcError::new(
                 ErrorCode::VersionNotSupported,

@@ -1,55 +1,40 @@
 //! The upstream hop: a call sent to the agent in its revision and binding, and its answer or
 //! its events read back into the IR.
 //!
-//! What differs per binding is an [`AgentForm`]: [`over_http::JsonRpcAgent`] and
-//! [`over_http::RestAgent`] over the HTTP port ([`Upstream`](crate::upstream::Upstream)),
-//! [`over_grpc::GrpcAgent`] over the gRPC port ([`GrpcUpstream`](crate::upstream::GrpcUpstream)).
-//! Each encodes the call with its revision's codec, sends it through its port, and reads what
-//! comes back into a [`Reply`] or a stream of [`Upcoming`] events; the core never sees a wire
-//! form. The agent's form is chosen once per call from the interface its card names
-//! ([`agent_form`]).
+//! What differs per binding is an [`AgentForm`](crate::call::AgentForm), injected by the binary
+//! ([`Bridge::with_agent_forms`]): `bridge-http`'s JSON-RPC and HTTP+JSON forms over the HTTP
+//! port ([`Upstream`](crate::upstream::Upstream)), `bridge-grpc`'s over the gRPC port
+//! ([`GrpcUpstream`](crate::upstream::GrpcUpstream)). Each encodes the call with its revision's
+//! codec, sends it through its port, and reads what comes back into a [`Reply`] or a stream of
+//! [`Upcoming`] events; the core never sees a wire form. The agent's form is chosen once per
+//! call from the interface its card names ([`Bridge::agent_form`]). The checks every form
+//! shares are here: an answer or event that names no task or message where it must
+//! ([`identified`]), and how an agent's fault or a failed exchange is named.
 //!
 //! An upstream that answers what its revision does not allow gets `InvalidAgentResponse`
 //! (-32006) naming what was wrong; one that cannot be reached or does not answer in time gets
 //! `InternalError` (-32603) saying so.
 
-pub(crate) mod over_grpc;
-pub(crate) mod over_http;
-
 use std::sync::Arc;
 
 use bridge_ir::{
-    Binding, Call, ErrorCode, GetTaskParams, Method, Reply, Revision, RpcError, SendResult,
-    StreamEvent, Task,
+    Call, ErrorCode, GetTaskParams, Method, Reply, Revision, RpcError, SendResult, StreamEvent,
+    Task,
 };
 use http::HeaderMap;
 
 use crate::bridge::Bridge;
-use crate::call::{AgentForm, Context, Upcoming};
+use crate::call::{Context, Upcoming};
 use crate::codec::EncodeError;
 use crate::upstream::UpstreamError;
 
 /// An event, or what makes it invalid when it names no task or message where it must.
-pub(crate) fn identified(event: StreamEvent) -> Upcoming {
+#[must_use]
+pub fn identified(event: StreamEvent) -> Upcoming {
     match unidentified_event(&event) {
         None => Upcoming::Event(event),
         Some(what) => Upcoming::Invalid(invalid(format!("an upstream stream event is {what}"))),
     }
-}
-
-/// Every agent form the bridge calls through, one per binding.
-const AGENT_FORMS: [&dyn AgentForm; 3] = [
-    &over_http::JsonRpcAgent,
-    &over_http::RestAgent,
-    &over_grpc::GrpcAgent,
-];
-
-/// The form an agent of `binding` is called in.
-pub(crate) fn agent_form(binding: Binding) -> &'static dyn AgentForm {
-    AGENT_FORMS
-        .into_iter()
-        .find(|form| form.binding() == binding)
-        .unwrap_or(&over_http::JsonRpcAgent)
 }
 
 /// Sends a unary call through the call's agent form; an answer that names no task or message
@@ -95,19 +80,22 @@ pub(crate) async fn read_task(
 }
 
 /// The agent's fault, named.
-pub(crate) fn invalid(why: String) -> RpcError {
+#[must_use]
+pub fn invalid(why: String) -> RpcError {
     RpcError::new(ErrorCode::InvalidAgentResponse, why)
 }
 
 /// The refusal of a call the upstream's codec cannot write.
-pub(crate) fn encode_refusal(upstream: Revision, method: Method, error: EncodeError) -> RpcError {
+#[must_use]
+pub fn encode_refusal(upstream: Revision, method: Method, error: EncodeError) -> RpcError {
     match error {
         EncodeError::MethodUnsupported { .. } => unsupported(upstream, method),
         EncodeError::Unrepresentable(why) => RpcError::new(ErrorCode::InvalidParams, why),
     }
 }
 
-pub(crate) fn unsupported(revision: Revision, method: Method) -> RpcError {
+#[must_use]
+pub fn unsupported(revision: Revision, method: Method) -> RpcError {
     RpcError::new(
         ErrorCode::UnsupportedOperation,
         format!(
@@ -119,7 +107,8 @@ pub(crate) fn unsupported(revision: Revision, method: Method) -> RpcError {
 
 /// The error a caller gets when the upstream could not be reached or did not answer in time;
 /// an answer over the size limit is the agent's invalid response.
-pub(crate) fn upstream_failure(error: &UpstreamError) -> RpcError {
+#[must_use]
+pub fn upstream_failure(error: &UpstreamError) -> RpcError {
     match error {
         UpstreamError::TooLarge(_) => invalid(error.to_string()),
         _ => RpcError::new(ErrorCode::InternalError, error.to_string()),
@@ -130,7 +119,8 @@ pub(crate) fn upstream_failure(error: &UpstreamError) -> RpcError {
 /// (or protobuf) reader ignores unknown members and takes absent ones as empty, so a document
 /// of another shape (another revision's, a JSON-RPC envelope where a bare task belongs) reads
 /// as an empty task unless its identity is checked.
-pub(crate) fn unidentified(reply: &Reply) -> Option<&'static str> {
+#[must_use]
+pub fn unidentified(reply: &Reply) -> Option<&'static str> {
     match reply {
         Reply::Task(task) | Reply::Send(SendResult::Task(task)) if task.id.is_empty() => {
             Some("a task without an `id`")
@@ -144,7 +134,8 @@ pub(crate) fn unidentified(reply: &Reply) -> Option<&'static str> {
 }
 
 /// What is wrong with a stream event that names no task or message where it must.
-pub(crate) fn unidentified_event(event: &StreamEvent) -> Option<&'static str> {
+#[must_use]
+pub fn unidentified_event(event: &StreamEvent) -> Option<&'static str> {
     match event {
         StreamEvent::Task(task) if task.id.is_empty() => Some("a task without an `id`"),
         StreamEvent::Message(message) if message.message_id.is_empty() => {
@@ -157,34 +148,5 @@ pub(crate) fn unidentified_event(event: &StreamEvent) -> Option<&'static str> {
             Some("an artifact update without a `taskId`")
         }
         _ => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use bridge_ir::Binding;
-
-    /// Every binding, listed through a `match` so that a new one fails to compile here.
-    fn every_binding() -> [Binding; 3] {
-        let all = [Binding::JsonRpc, Binding::HttpJson, Binding::Grpc];
-        for binding in all {
-            match binding {
-                Binding::JsonRpc | Binding::HttpJson | Binding::Grpc => {}
-            }
-        }
-        all
-    }
-
-    #[test]
-    fn every_binding_has_exactly_one_agent_form() {
-        for binding in every_binding() {
-            let forms = super::AGENT_FORMS
-                .iter()
-                .filter(|form| form.binding() == binding)
-                .count();
-            assert_eq!(forms, 1, "{binding:?}");
-            assert_eq!(super::agent_form(binding).binding(), binding);
-        }
-        assert_eq!(super::AGENT_FORMS.len(), 3);
     }
 }

@@ -1,5 +1,5 @@
 //! The agent forms over HTTP: JSON-RPC ([`JsonRpcAgent`]) and HTTP+JSON ([`RestAgent`]), both
-//! through the [`Upstream`](crate::upstream::Upstream) port. A unary answer is collected
+//! through the [`Upstream`](bridge_app::upstream::Upstream) port. A unary answer is collected
 //! through its size cap and read by the revision's codec; a stream is split into SSE events as
 //! its chunks arrive ([`SseEvents`]), each read the same way.
 
@@ -16,12 +16,13 @@ use futures_util::StreamExt as _;
 use futures_util::future::BoxFuture;
 use http::{HeaderMap, StatusCode, header};
 
-use super::{encode_refusal, invalid, unsupported, upstream_failure};
-use crate::answer::{no_rest_codec, observe};
-use crate::call::{AgentForm, Context, Opened, Upcoming};
-use crate::codec::{JsonRpcCodec, RestCodec};
-use crate::ports::Ports;
-use crate::upstream::{
+use crate::caller::no_rest_codec;
+use bridge_app::agent::{encode_refusal, invalid, unsupported, upstream_failure};
+use bridge_app::answer::observe;
+use bridge_app::call::{AgentForm, Context, Opened, Upcoming};
+use bridge_app::codec::{JsonRpcCodec, RestCodec};
+use bridge_app::ports::Ports;
+use bridge_app::upstream::{
     ByteStream, CollectError, Deadline, UpstreamRequest, UpstreamResponse, collect, collect_sized,
 };
 
@@ -31,11 +32,11 @@ type HttpRequest = (http::Method, String, Vec<u8>);
 /// A JSON-RPC agent: the call as a JSON-RPC request to the call URL, the answer a JSON-RPC
 /// response, stream events JSON-RPC results.
 #[derive(Debug)]
-pub(crate) struct JsonRpcAgent;
+pub struct JsonRpcAgent;
 
 /// An HTTP+JSON agent: the call as the revision's HTTP+JSON request below the call URL.
 #[derive(Debug)]
-pub(crate) struct RestAgent;
+pub struct RestAgent;
 
 impl AgentForm for JsonRpcAgent {
     fn binding(&self) -> Binding {
@@ -139,7 +140,7 @@ async fn send(
 ) -> Result<UpstreamResponse, RpcError> {
     let streaming = matches!(deadline, Deadline::Stream { .. });
     let headers =
-        crate::headers::toward_upstream(&context.caller_headers, context.upstream, streaming);
+        bridge_app::headers::toward_upstream(&context.caller_headers, context.upstream, streaming);
     let started = std::time::Instant::now();
     let result = ports
         .upstream
@@ -319,14 +320,14 @@ fn jsonrpc_request(ports: &Ports, context: &Context, call: Call) -> Result<HttpR
     Ok((http::Method::POST, context.call_url.clone(), body))
 }
 
-/// The refusal of an answer that redirects: the ports follows none.
+/// The refusal of an answer that redirects: the bridge follows none.
 fn redirected(status: StatusCode, headers: &HeaderMap) -> RpcError {
     let location = headers
         .get(header::LOCATION)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("nowhere");
     invalid(format!(
-        "the upstream answered HTTP {status} redirecting to {location}; the ports does not follow redirects"
+        "the upstream answered HTTP {status} redirecting to {location}; the bridge does not follow redirects"
     ))
 }
 
@@ -448,7 +449,7 @@ fn rest_event(codec: &dyn RestCodec, upstream: Revision, event: &SseEvent) -> Up
         };
     }
     match codec.decode_event(&event.data) {
-        Ok(event) => crate::agent::identified(event),
+        Ok(event) => bridge_app::agent::identified(event),
         Err(e) => Upcoming::Invalid(invalid(format!(
             "an upstream stream event is not a valid A2A {upstream} event: {e}"
         ))),
@@ -511,7 +512,7 @@ fn jsonrpc_event(
         )));
     }
     match decoded {
-        Ok(Ok(event)) => crate::agent::identified(event),
+        Ok(Ok(event)) => bridge_app::agent::identified(event),
         Ok(Err(error)) => Upcoming::Refused(error),
         Err(error) => Upcoming::Invalid(error),
     }

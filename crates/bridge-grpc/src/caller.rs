@@ -1,6 +1,6 @@
 //! The gRPC binding's caller half: a call read from its protobuf request message by the
-//! revision's [`GrpcCodec`](crate::codec::GrpcCodec) enters the core as every call does
-//! ([`crate::serve::enter`]), and its answers, refusals and stream events are written as
+//! revision's [`GrpcCodec`](bridge_app::codec::GrpcCodec) enters the core as every call does
+//! ([`bridge_app::serve::enter`]), and its answers, refusals and stream events are written as
 //! protobuf messages and gRPC statuses, with no other form between.
 //!
 //! # The answer's form
@@ -25,12 +25,12 @@ use bytes::{BufMut as _, Bytes, BytesMut};
 use futures_util::future::BoxFuture;
 use http::{HeaderMap, HeaderValue, StatusCode, header};
 
-use crate::answer::observe;
-use crate::bridge::Bridge;
-use crate::call::{CallInfo, Caller, CallerForm, Context, Seen};
-use crate::codec::GrpcStatus;
-use crate::ports::Ports;
-use crate::service::InboundResponse;
+use bridge_app::Bridge;
+use bridge_app::answer::observe;
+use bridge_app::call::{CallInfo, Caller, CallerForm, Context, Seen};
+use bridge_app::codec::GrpcStatus;
+use bridge_app::ports::Ports;
+use bridge_app::service::InboundResponse;
 
 /// `UNIMPLEMENTED`.
 const UNIMPLEMENTED: i32 = 12;
@@ -51,7 +51,7 @@ pub struct GrpcCall {
     pub headers: HeaderMap,
 }
 
-/// Where a gRPC server hands its calls: the route's bridge ([`Bridge::serve_grpc`]), with
+/// Where a gRPC server hands its calls: the route's bridge ([`serve`]), with
 /// whatever the binary wraps around it (logs, metrics).
 pub trait GrpcEntry: Send + Sync {
     /// Answers one call. Never fails: every error becomes a status.
@@ -60,7 +60,7 @@ pub trait GrpcEntry: Send + Sync {
 
 impl GrpcEntry for Arc<Bridge> {
     fn call(&self, call: GrpcCall) -> BoxFuture<'static, InboundResponse> {
-        Box::pin(Arc::clone(self).serve_grpc(call))
+        Box::pin(serve(Arc::clone(self), call))
     }
 }
 
@@ -84,18 +84,16 @@ pub fn plain_status(code: i32, message: &str) -> InboundResponse {
     InboundResponse::Full(response)
 }
 
-impl Bridge {
-    /// Answers one gRPC call, in the form the module docs describe.
-    pub async fn serve_grpc(self: Arc<Self>, call: GrpcCall) -> InboundResponse {
-        let seen = Seen {
-            caller: Some(call.revision),
-            method: Some(call.method),
-            ..Seen::default()
-        };
-        let mut response = enter(&self, call).await;
-        seen.annotate(&mut response, Binding::Grpc);
-        response
-    }
+/// Answers one gRPC call, in the form the module docs describe.
+pub async fn serve(bridge: Arc<Bridge>, call: GrpcCall) -> InboundResponse {
+    let seen = Seen {
+        caller: Some(call.revision),
+        method: Some(call.method),
+        ..Seen::default()
+    };
+    let mut response = enter(&bridge, call).await;
+    seen.annotate(&mut response, Binding::Grpc);
+    response
 }
 
 async fn enter(bridge: &Arc<Bridge>, call: GrpcCall) -> InboundResponse {
@@ -105,10 +103,10 @@ async fn enter(bridge: &Arc<Bridge>, call: GrpcCall) -> InboundResponse {
         message,
         mut headers,
     } = call;
-    let refuse = |error: RpcError| status_response(&bridge.ports, revision, &error, None);
-    let Some(codec) = bridge.ports.codecs.grpc_of(revision) else {
+    let refuse = |error: RpcError| status_response(bridge.ports(), revision, &error, None);
+    let Some(codec) = bridge.ports().codecs.grpc_of(revision) else {
         return status_response(
-            &bridge.ports,
+            bridge.ports(),
             revision,
             &RpcError::new(
                 ErrorCode::MethodNotFound,
@@ -118,14 +116,14 @@ async fn enter(bridge: &Arc<Bridge>, call: GrpcCall) -> InboundResponse {
         );
     };
     if let Some(refused) =
-        crate::auth::refusal(bridge, &GrpcCaller, revision, &RequestId::Null, &headers)
+        bridge_app::auth::refusal(bridge, &GrpcCaller, revision, &RequestId::Null, &headers)
     {
         return refused;
     }
     if let Err(error) = version_agrees(&headers, revision) {
         return refuse(error);
     }
-    let limit = bridge.ports.settings.limits.json_depth;
+    let limit = bridge.ports().settings.limits.json_depth;
     let too_deep = || {
         RpcError::new(
             ErrorCode::InvalidRequest,
@@ -164,7 +162,7 @@ async fn enter(bridge: &Arc<Bridge>, call: GrpcCall) -> InboundResponse {
         id: RequestId::String(uuid::Uuid::new_v4().to_string()),
         method,
     };
-    crate::serve::enter(bridge, caller, call, headers).await
+    bridge_app::serve::enter(bridge, caller, call, headers).await
 }
 
 /// How deep the call's `ProtoJSON` form nests (as the HTTP adapters count a body's nesting):
@@ -233,7 +231,7 @@ fn version_agrees(headers: &HeaderMap, revision: Revision) -> Result<(), RpcErro
 
 /// How a gRPC caller is answered (see the module docs).
 #[derive(Debug)]
-pub(crate) struct GrpcCaller;
+pub struct GrpcCaller;
 
 impl CallerForm for GrpcCaller {
     fn binding(&self) -> Binding {
@@ -254,7 +252,7 @@ impl CallerForm for GrpcCaller {
         })?;
         let encoded = codec
             .encode_response(context.method, outcome?)
-            .map_err(|error| crate::answer::unwritable(context.caller, &error))?;
+            .map_err(|error| bridge_app::answer::unwritable(context.caller, &error))?;
         observe(ports, context.upstream, context.caller, &encoded);
         let mut response = http::Response::new(Bytes::from(encoded.value));
         let headers = response.headers_mut();

@@ -1,5 +1,5 @@
 //! The JSON-RPC inbound adapter: reads the envelope, negotiates the caller's revision, decodes
-//! the params with the caller's codec and hands the call to the core ([`crate::serve::serve`]).
+//! the params with the caller's codec and hands the call to the core ([`bridge_app::serve::serve`]).
 //! Every refusal is a JSON-RPC error in the caller's revision, with its id, under HTTP 200.
 
 use std::sync::Arc;
@@ -8,12 +8,12 @@ use bridge_ir::{Binding, Call, ErrorCode, Method, RequestId, Revision, RpcError}
 use bridge_wire::jsonrpc;
 use http::{HeaderMap, StatusCode, header};
 
-use crate::answer::error_response;
-use crate::bridge::Bridge;
-use crate::call::{CallInfo, Caller, Seen};
-use crate::inbound::{nesting_exceeds, unreadable_body};
-use crate::negotiate;
-use crate::service::{InboundRequest, InboundResponse};
+use crate::caller::error_response;
+use crate::checks::{nesting_exceeds, unreadable_body};
+use bridge_app::bridge::Bridge;
+use bridge_app::call::{CallInfo, Caller, Seen};
+use bridge_app::negotiate;
+use bridge_app::service::{InboundRequest, InboundResponse};
 
 /// Answers one JSON-RPC request, and attaches a [`CallInfo`] describing it to the response.
 pub(crate) async fn rpc(bridge: &Arc<Bridge>, request: InboundRequest) -> InboundResponse {
@@ -49,7 +49,7 @@ pub(crate) fn as_event_stream_for_0_3(response: InboundResponse) -> InboundRespo
         return InboundResponse::Full(full);
     }
     let (mut head, body) = full.into_parts();
-    crate::stream::set_event_stream_headers(&mut head.headers);
+    bridge_app::stream::set_event_stream_headers(&mut head.headers);
     head.headers.remove(header::CONTENT_LENGTH);
     InboundResponse::Stream {
         head,
@@ -66,9 +66,9 @@ pub(crate) fn admit(
     headers: &HeaderMap,
     fallback: Revision,
 ) -> Option<InboundResponse> {
-    if let Some(refused) = crate::auth::refusal(
+    if let Some(refused) = bridge_app::auth::refusal(
         bridge,
-        &crate::answer::JsonRpcCaller,
+        &crate::caller::JsonRpcCaller,
         fallback,
         &envelope.id,
         headers,
@@ -78,18 +78,18 @@ pub(crate) fn admit(
     if let Some(params) = envelope.params
         && nesting_exceeds(
             params.get().as_bytes(),
-            bridge.ports.settings.limits.json_depth,
+            bridge.ports().settings.limits.json_depth,
         )
     {
         return Some(error_response(
-            &bridge.ports,
+            bridge.ports(),
             fallback,
             &envelope.id,
             RpcError::new(
                 ErrorCode::InvalidRequest,
                 format!(
                     "`params` nests deeper than the {}-level limit",
-                    bridge.ports.settings.limits.json_depth
+                    bridge.ports().settings.limits.json_depth
                 ),
             ),
         ));
@@ -115,14 +115,14 @@ pub(crate) fn decode_call(
         // Params the lazy reader took unchecked: a body that is not JSON is a parse error.
         if let Err(refused) = jsonrpc::parse_request(body) {
             return Err(Box::new(error_response(
-                &bridge.ports,
+                bridge.ports(),
                 fallback,
                 &refused.id,
                 unreadable_body(headers, refused.error),
             )));
         }
         return Err(Box::new(error_response(
-            &bridge.ports,
+            bridge.ports(),
             negotiated.revision,
             &envelope.id,
             RpcError::new(
@@ -134,14 +134,14 @@ pub(crate) fn decode_call(
             ),
         )));
     }
-    let codec = bridge.ports.codecs.of(negotiated.revision);
+    let codec = bridge.ports().codecs.of(negotiated.revision);
     let params = envelope.params;
     let mut decoded = codec.decode_params(negotiated.method, params.map(|p| p.get().as_bytes()));
     if decoded.is_err() && params.is_some_and(|p| !p.is_checked()) {
         match jsonrpc::parse_request(body) {
             Err(refused) => {
                 return Err(Box::new(error_response(
-                    &bridge.ports,
+                    bridge.ports(),
                     fallback,
                     &refused.id,
                     unreadable_body(headers, refused.error),
@@ -155,7 +155,7 @@ pub(crate) fn decode_call(
     }
     let call = decoded.map_err(|error| {
         Box::new(error_response(
-            &bridge.ports,
+            bridge.ports(),
             negotiated.revision,
             &envelope.id,
             RpcError::new(
@@ -166,7 +166,7 @@ pub(crate) fn decode_call(
     })?;
     if envelope.notification {
         return Err(Box::new(error_response(
-            &bridge.ports,
+            bridge.ports(),
             negotiated.revision,
             &RequestId::Null,
             RpcError::new(
@@ -197,7 +197,7 @@ pub(crate) async fn rpc_inner(
     // JSON is refused as a parse error, as it would be had it been read in full first.
     let refuse = |refused: jsonrpc::EnvelopeError| {
         let error = unreadable_body(&request.headers, refused.error);
-        error_response(&bridge.ports, fallback, &refused.id, error)
+        error_response(bridge.ports(), fallback, &refused.id, error)
     };
     let envelope = match jsonrpc::parse_request_lazy(&request.body) {
         Ok(envelope) => envelope,
@@ -216,14 +216,14 @@ pub(crate) async fn rpc_inner(
     let negotiated = match negotiate::negotiate(
         &envelope.method,
         requested,
-        bridge.ports.settings.negotiation.require_version_header,
-        &bridge.ports.codecs,
+        bridge.ports().settings.negotiation.require_version_header,
+        &bridge.ports().codecs,
     ) {
         Ok(negotiated) => negotiated,
         Err(refusal) => {
             return strict_refusal().unwrap_or_else(|| {
                 error_response(
-                    &bridge.ports,
+                    bridge.ports(),
                     refusal.answer_in,
                     &envelope.id,
                     refusal.error,
@@ -246,9 +246,9 @@ pub(crate) async fn rpc_inner(
     };
     let caller = Caller {
         revision: negotiated.revision,
-        form: &crate::answer::JsonRpcCaller,
+        form: &crate::caller::JsonRpcCaller,
         id: envelope.id,
         method: negotiated.method,
     };
-    crate::serve::enter(bridge, caller, call, request.headers).await
+    bridge_app::serve::enter(bridge, caller, call, request.headers).await
 }
