@@ -367,7 +367,7 @@ pub const GRPC_MESSAGE: &str = "grpc-message";
 pub const GRPC_DETAILS: &str = "grpc-status-details-bin";
 
 /// Writes `status` as the headers a trailers-only response carries.
-fn status_headers(status: &GrpcStatus, headers: &mut HeaderMap) {
+pub(crate) fn status_headers(status: &GrpcStatus, headers: &mut HeaderMap) {
     headers.insert(GRPC_STATUS, HeaderValue::from(status.code));
     if let Ok(message) = HeaderValue::from_str(&percent_encoded(&status.message)) {
         headers.insert(GRPC_MESSAGE, message);

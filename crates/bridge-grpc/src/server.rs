@@ -5,6 +5,11 @@
 //! written: a response message, stream messages, the status the revision gives an error. No
 //! other form comes between. This module owns the transport's rules only: gRPC's content type,
 //! compression, the message size limit, and the listener's caps on connections and calls.
+//! tonic's transport carries HTTP/2 and TLS; the request message is taken out of gRPC's
+//! length-prefixed framing here (refused as soon as its length is over the limit), and the
+//! entry's answer goes out as it was framed: a unary message then `grpc-status: 0` in the
+//! trailers, a refusal trailers-only, a stream's message frames as they come and its status
+//! frame as the trailers.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -13,16 +18,15 @@ use std::time::Duration;
 
 use tokio::sync::Semaphore;
 
-use crate::caller::{Frame, GrpcCall, GrpcEntry};
+use crate::caller::{GrpcCall, GrpcEntry};
 use bridge_app::codec::{GrpcCodec, GrpcStatus};
 use bridge_app::service::InboundResponse;
 use bridge_ir::{Method, Revision};
 use bytes::{Buf as _, BufMut as _, Bytes};
 use futures_util::future::BoxFuture;
-use futures_util::{Stream, StreamExt as _};
 use http::HeaderValue;
+use tonic::Status;
 use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
-use tonic::{Code, Status};
 
 /// The services served, and where calls go.
 #[derive(Clone)]
@@ -66,10 +70,6 @@ impl Default for GrpcLimits {
         }
     }
 }
-
-/// What tonic's decoder says of a message over the decoding limit; the call is answered
-/// `RESOURCE_EXHAUSTED` instead, as gRPC's status table and grpcio servers answer it.
-const TONIC_TOO_LARGE: &str = "Error, decoded message length too large";
 
 impl std::fmt::Debug for GrpcService {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -271,13 +271,13 @@ impl tonic::codegen::Service<http::Request<tonic::body::Body>> for GrpcService {
             .and_then(|p| p.split_once('/'))
             .and_then(|(service, rpc)| {
                 let codec = self.codecs.iter().find(|c| c.service() == service)?;
-                Some(NativeCall {
-                    entry: Arc::clone(&self.entry),
+                Some(Found {
                     revision: codec.revision(),
                     method: codec.method_of(rpc)?,
                 })
             });
         let max_message = self.max_message;
+        let entry = Arc::clone(&self.entry);
         let permit = Arc::clone(&self.calls).try_acquire_owned();
         let calls = self.limits.calls;
         Box::pin(async move {
@@ -318,21 +318,21 @@ impl tonic::codegen::Service<http::Request<tonic::body::Body>> for GrpcService {
                 );
                 return Ok(status.into_http());
             }
-            let mut grpc =
-                tonic::server::Grpc::new(RawCodec).max_decoding_message_size(max_message);
-            let response = if call.method.is_streaming() {
-                grpc.server_streaming(call, request).await
-            } else {
-                grpc.unary(call, request).await
+            let (parts, body) = request.into_parts();
+            let message = match read_message(body, max_message).await {
+                Ok(message) => message,
+                Err(status) => return Ok(status.into_http()),
             };
-            let response = too_large_is_resource_exhausted(response, max_message);
-            // The permit is the call's until its last message is written.
-            Ok(response.map(|body| {
-                tonic::body::Body::new(Permitted {
-                    body,
-                    _permit: permit,
+            let answer = entry
+                .call(GrpcCall {
+                    revision: call.revision,
+                    method: call.method,
+                    message,
+                    headers: parts.headers,
                 })
-            }))
+                .await;
+            // The permit is the call's until its last message is written.
+            Ok(written(answer, permit))
         })
     }
 }
@@ -348,204 +348,258 @@ fn is_grpc_proto(content_type: Option<&HeaderValue>) -> bool {
         || essence.eq_ignore_ascii_case("application/grpc+proto")
 }
 
-/// A response whose status is tonic's refusal of a message over the decoding limit, as
-/// `RESOURCE_EXHAUSTED` naming the limit; any other response as it is.
-fn too_large_is_resource_exhausted(
-    response: http::Response<tonic::body::Body>,
-    limit: usize,
-) -> http::Response<tonic::body::Body> {
-    let refused = response
-        .headers()
-        .get("grpc-status")
-        .is_some_and(|code| code.as_bytes() == b"11")
-        && response
-            .headers()
-            .get("grpc-message")
-            .is_some_and(|message| {
-                percent_decoded(message.as_bytes()).starts_with(TONIC_TOO_LARGE)
-            });
-    if !refused {
-        return response;
-    }
-    Status::resource_exhausted(format!(
-        "the request message is larger than the {limit}-byte limit"
-    ))
-    .into_http()
+/// The rpc a path names.
+struct Found {
+    revision: Revision,
+    method: Method,
 }
 
-/// A `grpc-message` value percent-decoded, as gRPC writes it.
-fn percent_decoded(value: &[u8]) -> String {
-    let text = String::from_utf8_lossy(value).replace('+', "%2B");
-    form_urlencoded::parse(format!("m={text}").as_bytes())
-        .next()
-        .map(|(_, message)| message.into_owned())
-        .unwrap_or_default()
+/// Reads the request's one message (gRPC's length-prefixed framing over the body's DATA
+/// frames), refusing one over `limit` bytes as soon as its length is read.
+async fn read_message(mut body: tonic::body::Body, limit: usize) -> Result<Bytes, Status> {
+    use http_body_util::BodyExt as _;
+    let mut read = bytes::BytesMut::new();
+    let mut wanted: Option<usize> = None;
+    while let Some(frame) = body.frame().await {
+        let frame =
+            frame.map_err(|error| Status::cancelled(format!("the request broke: {error}")))?;
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        read.extend_from_slice(&data);
+        if wanted.is_none() && read.len() >= 5 {
+            if read[0] != 0 {
+                return Err(Status::internal(
+                    "the request message is compressed, but the call names no grpc-encoding",
+                ));
+            }
+            let length = usize::try_from(u32::from_be_bytes([read[1], read[2], read[3], read[4]]))
+                .unwrap_or(usize::MAX);
+            if length > limit {
+                return Err(Status::resource_exhausted(format!(
+                    "the request message is larger than the {limit}-byte limit"
+                )));
+            }
+            wanted = Some(5 + length);
+        }
+        if let Some(wanted) = wanted
+            && read.len() > wanted
+        {
+            return Err(Status::internal(
+                "the call carries more than one request message",
+            ));
+        }
+    }
+    match wanted {
+        Some(wanted) if read.len() == wanted => Ok(read.freeze().slice(5..)),
+        Some(_) => Err(Status::internal(
+            "the request message ends before its length",
+        )),
+        None => Err(Status::internal("the call carries no request message")),
+    }
+}
+
+/// The entry's answer as the gRPC response: a unary message with `grpc-status: 0` in its
+/// trailers, a refusal trailers-only (its status in the headers), a stream's messages as they
+/// come and its closing status in the trailers; the activated extensions the answer names as
+/// metadata.
+fn written(
+    answer: InboundResponse,
+    permit: tokio::sync::OwnedSemaphorePermit,
+) -> http::Response<tonic::body::Body> {
+    let (head, body) = match answer {
+        InboundResponse::Full(response) => {
+            let (parts, message) = response.into_parts();
+            match crate::caller::status_of_headers(&parts.headers) {
+                Some(status) if status.code == 0 => {
+                    let body = Answer::Unary {
+                        message: Some(crate::caller::Frame::message(&message)),
+                        trailers: Some(ok_trailers()),
+                    };
+                    (extension_metadata(&parts.headers), body)
+                }
+                Some(_) => {
+                    let mut refused = http::Response::new(tonic::body::Body::empty());
+                    *refused.headers_mut() = parts.headers;
+                    refused
+                        .headers_mut()
+                        .insert(http::header::CONTENT_TYPE, HeaderValue::from_static(GRPC));
+                    return refused;
+                }
+                None => {
+                    return Status::internal(String::from_utf8_lossy(&message).into_owned())
+                        .into_http();
+                }
+            }
+        }
+        InboundResponse::Stream { head, frames, .. } => (
+            extension_metadata(&head.headers),
+            Answer::Stream {
+                frames,
+                trailers: None,
+                ended: false,
+            },
+        ),
+    };
+    let mut response = http::Response::new(tonic::body::Body::new(Permitted {
+        body,
+        _permit: permit,
+    }));
+    *response.headers_mut() = head;
+    response
+}
+
+/// `application/grpc`.
+const GRPC: &str = "application/grpc";
+
+/// The trailers of a call that succeeded.
+fn ok_trailers() -> http::HeaderMap {
+    let mut trailers = http::HeaderMap::with_capacity(1);
+    trailers.insert(crate::caller::GRPC_STATUS, HeaderValue::from_static("0"));
+    trailers
+}
+
+/// A response's headers: gRPC's content type and the activated extensions the answer names
+/// (`A2A-Extensions` for 1.0, `X-A2A-Extensions` for 0.3), as metadata of the same name.
+fn extension_metadata(headers: &http::HeaderMap) -> http::HeaderMap {
+    let mut out = http::HeaderMap::with_capacity(2);
+    out.insert(http::header::CONTENT_TYPE, HeaderValue::from_static(GRPC));
+    for name in ["a2a-extensions", "x-a2a-extensions"] {
+        for value in headers.get_all(name) {
+            out.append(name, value.clone());
+        }
+    }
+    out
+}
+
+/// A response body: the messages, then the trailers carrying the closing status.
+enum Answer {
+    /// One framed message, then `grpc-status: 0`.
+    Unary {
+        message: Option<Bytes>,
+        trailers: Option<http::HeaderMap>,
+    },
+    /// The frames the core writes (length-prefixed messages, then at most one status frame),
+    /// passed on as they come; the status frame becomes the trailers, and a stream that ends
+    /// without one ends with `grpc-status: 0`.
+    Stream {
+        frames: bridge_app::service::FrameStream,
+        trailers: Option<http::HeaderMap>,
+        ended: bool,
+    },
 }
 
 /// A response body holding its call's permit until the body is dropped.
 struct Permitted {
-    body: tonic::body::Body,
+    body: Answer,
     _permit: tokio::sync::OwnedSemaphorePermit,
 }
 
 impl http_body::Body for Permitted {
     type Data = Bytes;
-    type Error = Status;
+    type Error = Infallible;
 
     fn poll_frame(
         mut self: std::pin::Pin<&mut Self>,
         cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<http_body::Frame<Bytes>, Status>>> {
-        std::pin::Pin::new(&mut self.body).poll_frame(cx)
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, Infallible>>> {
+        let frame = match &mut self.body {
+            Answer::Unary { message, trailers } => match message.take() {
+                Some(message) => Some(http_body::Frame::data(message)),
+                None => trailers.take().map(http_body::Frame::trailers),
+            },
+            Answer::Stream {
+                frames,
+                trailers,
+                ended,
+            } => {
+                if let Some(trailers) = trailers.take() {
+                    *ended = true;
+                    return Poll::Ready(Some(Ok(http_body::Frame::trailers(trailers))));
+                }
+                if *ended {
+                    return Poll::Ready(None);
+                }
+                match frames.as_mut().poll_next(cx) {
+                    Poll::Pending => return Poll::Pending,
+                    Poll::Ready(None) => {
+                        *ended = true;
+                        Some(http_body::Frame::trailers(ok_trailers()))
+                    }
+                    Poll::Ready(Some(chunk)) => match split_status(&chunk) {
+                        None => Some(http_body::Frame::data(chunk)),
+                        Some((at, status)) => {
+                            *trailers = Some(status);
+                            if at == 0 {
+                                *ended = true;
+                                trailers.take().map(http_body::Frame::trailers)
+                            } else {
+                                Some(http_body::Frame::data(chunk.slice(..at)))
+                            }
+                        }
+                    },
+                }
+            }
+        };
+        Poll::Ready(frame.map(Ok))
     }
 
     fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
-    }
-
-    fn size_hint(&self) -> http_body::SizeHint {
-        self.body.size_hint()
-    }
-}
-
-type MessageStream = std::pin::Pin<Box<dyn Stream<Item = Result<Bytes, Status>> + Send>>;
-
-/// A call read directly: its revision and method, and where it goes.
-#[derive(Clone)]
-struct NativeCall {
-    entry: Arc<dyn GrpcEntry>,
-    revision: Revision,
-    method: Method,
-}
-
-impl NativeCall {
-    async fn answer(&self, request: tonic::Request<Bytes>) -> InboundResponse {
-        let (metadata, _, message) = request.into_parts();
-        self.entry
-            .call(GrpcCall {
-                revision: self.revision,
-                method: self.method,
-                message,
-                headers: metadata.into_headers(),
-            })
-            .await
-    }
-}
-
-/// A status as tonic writes it, with its details.
-fn tonic_status(status: GrpcStatus) -> Status {
-    match status.details {
-        Some(details) => Status::with_details(
-            Code::from(status.code),
-            status.message,
-            Bytes::from(details),
-        ),
-        None => Status::new(Code::from(status.code), status.message),
-    }
-}
-
-/// A whole answer's message, or the status it carries.
-fn native_message(response: http::Response<Bytes>) -> Result<(Bytes, http::HeaderMap), Status> {
-    let (parts, body) = response.into_parts();
-    match crate::caller::status_of_headers(&parts.headers) {
-        Some(status) if status.code != 0 => Err(tonic_status(status)),
-        Some(_) => Ok((body, parts.headers)),
-        None => Err(Status::internal(
-            String::from_utf8_lossy(&body).into_owned(),
-        )),
-    }
-}
-
-impl tonic::server::UnaryService<Bytes> for NativeCall {
-    type Response = Bytes;
-    type Future = BoxFuture<'static, Result<tonic::Response<Bytes>, Status>>;
-
-    fn call(&mut self, request: tonic::Request<Bytes>) -> Self::Future {
-        let call = self.clone();
-        Box::pin(async move {
-            match call.answer(request).await {
-                InboundResponse::Full(response) => {
-                    let (message, headers) = native_message(response)?;
-                    let mut answer = tonic::Response::new(message);
-                    extension_metadata(&headers, answer.metadata_mut());
-                    Ok(answer)
-                }
-                InboundResponse::Stream { .. } => {
-                    Err(Status::internal("a unary call was answered with a stream"))
-                }
-            }
-        })
-    }
-}
-
-impl tonic::server::ServerStreamingService<Bytes> for NativeCall {
-    type Response = Bytes;
-    type ResponseStream = MessageStream;
-    type Future = BoxFuture<'static, Result<tonic::Response<MessageStream>, Status>>;
-
-    fn call(&mut self, request: tonic::Request<Bytes>) -> Self::Future {
-        let call = self.clone();
-        Box::pin(async move {
-            match call.answer(request).await {
-                InboundResponse::Full(response) => {
-                    let (message, headers) = native_message(response)?;
-                    let once: MessageStream =
-                        Box::pin(futures_util::stream::once(async move { Ok(message) }));
-                    let mut answer = tonic::Response::new(once);
-                    extension_metadata(&headers, answer.metadata_mut());
-                    Ok(answer)
-                }
-                InboundResponse::Stream { head, frames, .. } => {
-                    let messages = frames
-                        .flat_map(|bytes| {
-                            let items: Vec<Result<Option<Bytes>, Status>> = match Frame::read(bytes)
-                            {
-                                Some(frames) => frames
-                                    .into_iter()
-                                    .map(|frame| match frame {
-                                        Frame::Message(message) => Ok(Some(message)),
-                                        Frame::Status(status) if status.code == 0 => Ok(None),
-                                        Frame::Status(status) => Err(tonic_status(status)),
-                                    })
-                                    .collect(),
-                                None => vec![Err(Status::internal(
-                                    "the bridge wrote a stream frame it cannot read",
-                                ))],
-                            };
-                            futures_util::stream::iter(items)
-                        })
-                        .scan(false, |ended, item| {
-                            // Nothing follows a status.
-                            if *ended {
-                                return std::future::ready(None);
-                            }
-                            *ended = !matches!(item, Ok(Some(_)));
-                            std::future::ready(Some(item))
-                        })
-                        .filter_map(|item| std::future::ready(item.transpose()));
-                    let messages: MessageStream = Box::pin(messages);
-                    let mut answer = tonic::Response::new(messages);
-                    extension_metadata(&head.headers, answer.metadata_mut());
-                    Ok(answer)
-                }
-            }
-        })
-    }
-}
-
-/// The activated extensions the answer names (`A2A-Extensions` for 1.0, `X-A2A-Extensions` for
-/// 0.3), as the caller's gRPC metadata of the same name.
-fn extension_metadata(headers: &http::HeaderMap, metadata: &mut tonic::metadata::MetadataMap) {
-    for name in ["a2a-extensions", "x-a2a-extensions"] {
-        for value in headers.get_all(name) {
-            if let (Ok(key), Ok(value)) = (
-                tonic::metadata::MetadataKey::from_bytes(name.as_bytes()),
-                tonic::metadata::MetadataValue::try_from(value.as_bytes()),
-            ) {
-                metadata.append(key, value);
-            }
+        match &self.body {
+            Answer::Unary { message, trailers } => message.is_none() && trailers.is_none(),
+            Answer::Stream { ended, .. } => *ended,
         }
     }
+}
+
+/// Where the status frame of a chunk of frames starts, and its status as trailers; `None`
+/// when the chunk holds messages only. A chunk that is not whole frames ends the call
+/// `INTERNAL`.
+fn split_status(chunk: &Bytes) -> Option<(usize, http::HeaderMap)> {
+    let mut at = 0;
+    while at < chunk.len() {
+        let header = chunk.get(at..at + 5);
+        let Some(header) = header else {
+            return Some((
+                at,
+                internal("the bridge wrote a stream frame it cannot read"),
+            ));
+        };
+        let length = u32::from_be_bytes([header[1], header[2], header[3], header[4]]) as usize;
+        if header[0] & 0x80 != 0 {
+            let status = chunk.slice(at..).to_vec();
+            let trailers = match crate::caller::Frame::read(Bytes::from(status)).as_deref() {
+                Some([crate::caller::Frame::Status(status), ..]) => {
+                    let mut trailers = http::HeaderMap::new();
+                    crate::caller::status_headers(status, &mut trailers);
+                    trailers
+                }
+                _ => internal("the bridge wrote a stream frame it cannot read"),
+            };
+            return Some((at, trailers));
+        }
+        at += 5 + length;
+    }
+    (at > chunk.len()).then(|| {
+        (
+            chunk.len(),
+            internal("the bridge wrote a stream frame it cannot read"),
+        )
+    })
+}
+
+/// Trailers closing a call `INTERNAL` with `message`.
+fn internal(message: &str) -> http::HeaderMap {
+    let mut trailers = http::HeaderMap::new();
+    crate::caller::status_headers(
+        &GrpcStatus {
+            code: 13,
+            message: message.to_owned(),
+            details: None,
+        },
+        &mut trailers,
+    );
+    trailers
 }
 
 /// Messages as they are, for tonic: the revision's codec reads and writes them.
@@ -593,6 +647,8 @@ mod tests {
     use std::sync::Mutex;
 
     use super::*;
+    use crate::caller::Frame;
+    use tonic::Code;
 
     /// What the canned entry answers.
     #[derive(Clone)]
