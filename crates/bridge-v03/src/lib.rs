@@ -48,8 +48,9 @@ use bridge_ir::{
     AgentCard, Call, ListPushConfigsResult, LossKind, Method, Reply, Revision, RpcError,
     StreamEvent, Translated,
 };
+use bridge_wire::support::to_bytes;
 
-use crate::path::{Losses, Path, decode, encode};
+use crate::path::{Losses, Path, decode};
 use crate::wire::card::WireCard;
 use crate::wire::error::WireError;
 use crate::wire::push::WireTaskPushConfig;
@@ -243,10 +244,10 @@ impl JsonRpcCodec for V03SerdeJsonRpc {
                 wire::event::encode_event(event, &mut losses)
             }
             (Method::GetTask | Method::CancelTask, Reply::Task(task)) => {
-                encode(&WireTask::from_ir(task, &Path::Root("task"), &mut losses))
+                to_bytes(&WireTask::from_ir(task, &Path::Root("task"), &mut losses))
             }
             (Method::CreatePushConfig | Method::GetPushConfig, Reply::PushConfig(config)) => {
-                encode(&WireTaskPushConfig::from_ir(
+                to_bytes(&WireTaskPushConfig::from_ir(
                     config,
                     &Path::Root(""),
                     &mut losses,
@@ -264,11 +265,11 @@ impl JsonRpcCodec for V03SerdeJsonRpc {
                     // 0.3 does not page; a caller cannot ask for the rest.
                     losses.push(LossKind::FieldDropped, &Path::Root("nextPageToken"));
                 }
-                encode(&configs)
+                to_bytes(&configs)
             }
             (Method::DeletePushConfig, Reply::Empty) => b"null".to_vec(),
             (Method::GetExtendedCard, Reply::Card(card)) => {
-                encode(&WireCard::from_ir(*card, &mut losses).ok_or_else(no_interface)?)
+                to_bytes(&WireCard::from_ir(*card, &mut losses).ok_or_else(no_interface)?)
             }
             (method, reply) => {
                 return Err(EncodeError::Unrepresentable(format!(
@@ -297,7 +298,7 @@ impl JsonRpcCodec for V03SerdeJsonRpc {
 
     fn encode_error(&self, error: RpcError) -> Translated<Vec<u8>> {
         let mut losses = Losses::default();
-        let bytes = encode(&WireError::from_ir(error, &mut losses));
+        let bytes = to_bytes(&WireError::from_ir(error, &mut losses));
         translated(bytes, losses)
     }
 
@@ -308,7 +309,7 @@ impl JsonRpcCodec for V03SerdeJsonRpc {
     fn encode_card(&self, card: AgentCard) -> Result<Translated<Vec<u8>>, EncodeError> {
         let mut losses = Losses::default();
         let wire = WireCard::from_ir(card, &mut losses).ok_or_else(no_interface)?;
-        Ok(translated(encode(&wire), losses))
+        Ok(translated(to_bytes(&wire), losses))
     }
 }
 

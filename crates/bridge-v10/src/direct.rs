@@ -865,7 +865,7 @@ fn timestamp_out(text: &str) -> Option<Cow<'_, str>> {
         return Some(Cow::Borrowed(text));
     }
     let mut losses = Losses::default();
-    let utc = to_utc(text.to_owned(), &Path::Root, &mut losses);
+    let utc = to_utc(text.to_owned(), &Path::ROOT, &mut losses);
     losses.into_vec().is_empty().then_some(Cow::Owned(utc))
 }
 
@@ -1023,7 +1023,7 @@ mod tests {
 
     fn unchanged_by_the_serde_path(text: &str) -> bool {
         let mut losses = Losses::default();
-        to_utc(text.to_owned(), &Path::Root, &mut losses) == text && losses.into_vec().is_empty()
+        to_utc(text.to_owned(), &Path::ROOT, &mut losses) == text && losses.into_vec().is_empty()
     }
 
     proptest! {

@@ -48,9 +48,10 @@ use bridge_ir::{
     AgentCard, Call, ListPushConfigsResult, Method, Reply, Revision, RpcError, StreamEvent,
     Translated,
 };
+use bridge_wire::support::{encode, to_bytes};
 use serde::Deserialize;
 
-use crate::path::{Losses, Path, decode, to_bytes, to_bytes_sized};
+use crate::path::{Losses, Path, decode};
 use crate::wire::card::{CardIn, CardOut};
 use crate::wire::error::{ErrorIn, ErrorOut};
 use crate::wire::params::{decode_params, encode_params};
@@ -121,7 +122,7 @@ impl JsonRpcCodec for V10SerdeJsonRpc {
         let mut losses = Losses::default();
         let out = encode_params(call, &mut losses);
         Ok(Translated {
-            value: to_bytes_sized(&out, size),
+            value: encode(&out, size),
             losses: losses.into_vec(),
         })
     }
@@ -172,7 +173,7 @@ impl JsonRpcCodec for V10SerdeJsonRpc {
         reply: Reply,
     ) -> Result<Translated<Vec<u8>>, EncodeError> {
         let mut losses = Losses::default();
-        let root = Path::Root;
+        let root = Path::ROOT;
         let bytes = match (method, reply) {
             (Method::SendMessage, Reply::Send(result)) => {
                 to_bytes(&SendResponseOut::from_ir(result, &mut losses))

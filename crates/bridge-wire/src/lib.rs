@@ -5,6 +5,8 @@
 //!   written around a payload encoded elsewhere.
 //! - [`scan`]: the JSON text scanner the envelope and direct readers stand on.
 //! - [`direct`]: reading and writing the hot JSON shapes without serde.
+//! - [`path`]: dotted paths into a document for decode errors and losses, the losses of one
+//!   encoding, and the serde decode that names the member it refused.
 //! - [`support`]: the serde fallbacks and size estimates the direct paths share.
 //! - [`sse`]: splitting a `text/event-stream` body into events under a size cap, and framing.
 //! - [`timestamp`]: the `google.protobuf.Timestamp` text form.
@@ -12,11 +14,12 @@
 //!   `Timestamp`, `bytes`) as the IR holds them.
 //!
 //! The layering is strict: `scan` depends on nothing here, `direct` on `scan` and `support`,
-//! `jsonrpc` on `scan` and `direct`, `protobuf` on `timestamp`; no module imports one that
-//! imports it.
+//! `jsonrpc` on `scan` and `direct`, `path` on `support`, `protobuf` on `timestamp`; no module
+//! imports one that imports it.
 
 pub mod direct;
 pub mod jsonrpc;
+pub mod path;
 pub mod protobuf;
 pub mod scan;
 pub mod sse;

@@ -44,6 +44,13 @@ pub fn encode<T: Serialize + ?Sized>(value: &T, size_hint: usize) -> Vec<u8> {
     }
 }
 
+/// [`encode`] into a buffer of the default size: for the fragments whose size is not worth
+/// guessing.
+#[must_use]
+pub fn to_bytes<T: Serialize + ?Sized>(value: &T) -> Vec<u8> {
+    encode(value, 0)
+}
+
 /// Whether every byte of `bytes` is in the standard base64 alphabet or is `=`: the check that
 /// lets the 1.0 encoder hand inline file text on without rewriting it.
 ///

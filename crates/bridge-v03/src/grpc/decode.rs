@@ -53,7 +53,7 @@ use super::proto::{
     file_part, o_auth_flows::Flow, part, security_scheme::Scheme, send_message_response,
     stream_response,
 };
-use crate::path::Path;
+use crate::path::{ErrorAt as _, Path};
 use crate::wire::card::interfaces_into_ir;
 use crate::wire::message::unwrap_compat;
 

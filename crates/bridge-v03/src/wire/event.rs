@@ -32,10 +32,11 @@ use bridge_app::codec::DecodeError;
 use bridge_ir::{
     JsonObject, SendResult, StreamEvent, TaskArtifactUpdateEvent, TaskStatusUpdateEvent,
 };
+use bridge_wire::support::to_bytes;
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 
-use crate::path::{Losses, Path, decode};
+use crate::path::{ErrorAt as _, Losses, Path, decode};
 use crate::wire::message::{WireMessage, WirePart, WireRole};
 use crate::wire::task::{WireArtifact, WireStatus, WireTask};
 
@@ -366,10 +367,8 @@ fn decode_event_carefully(bytes: &[u8], at: &Path<'_>) -> Result<StreamEvent, De
 /// Encodes a `message/send` result.
 pub(crate) fn encode_send_result(result: SendResult, losses: &mut Losses) -> Vec<u8> {
     match result {
-        SendResult::Task(task) => {
-            crate::path::encode(&WireTask::from_ir(task, &Path::Root("task"), losses))
-        }
-        SendResult::Message(message) => crate::path::encode(&WireMessage::from_ir(
+        SendResult::Task(task) => to_bytes(&WireTask::from_ir(task, &Path::Root("task"), losses)),
+        SendResult::Message(message) => to_bytes(&WireMessage::from_ir(
             message,
             &Path::Root("message"),
             losses,
@@ -380,10 +379,8 @@ pub(crate) fn encode_send_result(result: SendResult, losses: &mut Losses) -> Vec
 /// Encodes one stream event.
 pub(crate) fn encode_event(event: StreamEvent, losses: &mut Losses) -> Vec<u8> {
     match event {
-        StreamEvent::Task(task) => {
-            crate::path::encode(&WireTask::from_ir(task, &Path::Root("task"), losses))
-        }
-        StreamEvent::Message(message) => crate::path::encode(&WireMessage::from_ir(
+        StreamEvent::Task(task) => to_bytes(&WireTask::from_ir(task, &Path::Root("task"), losses)),
+        StreamEvent::Message(message) => to_bytes(&WireMessage::from_ir(
             message,
             &Path::Root("message"),
             losses,
@@ -393,7 +390,7 @@ pub(crate) fn encode_event(event: StreamEvent, losses: &mut Losses) -> Vec<u8> {
             let final_flag = update
                 .final_flag
                 .unwrap_or_else(|| update.status.state.ends_stream());
-            crate::path::encode(&WireStatusUpdate {
+            to_bytes(&WireStatusUpdate {
                 kind: Some(StatusUpdateKind::StatusUpdate),
                 task_id: update.task_id,
                 context_id: update.context_id,
@@ -404,7 +401,7 @@ pub(crate) fn encode_event(event: StreamEvent, losses: &mut Losses) -> Vec<u8> {
         }
         StreamEvent::ArtifactUpdate(update) => {
             let at = Path::Root("artifactUpdate");
-            crate::path::encode(&WireArtifactUpdate {
+            to_bytes(&WireArtifactUpdate {
                 kind: Some(ArtifactUpdateKind::ArtifactUpdate),
                 task_id: update.task_id,
                 context_id: update.context_id,

@@ -41,7 +41,7 @@ use bridge_ir::{JsonObject, LossKind, Message, Part, PartContent, Role};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::path::{Losses, Path};
+use crate::path::{ErrorAt as _, Losses, Path};
 
 /// The metadata flag that marks a wrapped non-object data part.
 pub(crate) const DATA_PART_COMPAT: &str = "data_part_compat";

@@ -32,9 +32,10 @@ use bridge_ir::{
     JsonObject, ListPushConfigsParams, LossKind, Method, SendMessageConfig, SendMessageParams,
     TaskIdParams,
 };
+use bridge_wire::support::to_bytes;
 use serde::{Deserialize, Serialize};
 
-use crate::path::{Losses, Path, decode, encode, encode_sized};
+use crate::path::{ErrorAt as _, Losses, Path, decode};
 use crate::wire::message::WireMessage;
 use crate::wire::push::{WirePushConfig, WireTaskPushConfig};
 
@@ -223,7 +224,7 @@ pub(crate) fn encode_params(call: Call, losses: &mut Losses) -> Option<Vec<u8>> 
             losses.drop_if(params.tenant.is_some(), &root.field("tenant"));
             let config_at = root.field("configuration");
             let size = crate::wire::message::parts_size(&params.message.parts) + 512;
-            encode_sized(
+            bridge_wire::support::encode(
                 &WireSendParams {
                     message: WireMessage::from_ir(params.message, &root.field("message"), losses),
                     configuration: params.configuration.map(|config| WireSendConfig {
@@ -249,7 +250,7 @@ pub(crate) fn encode_params(call: Call, losses: &mut Losses) -> Option<Vec<u8>> 
         }
         Call::GetTask(params) => {
             losses.drop_if(params.tenant.is_some(), &root.field("tenant"));
-            encode(&WireTaskQuery {
+            to_bytes(&WireTaskQuery {
                 id: params.id,
                 history_length: history_from_ir(
                     params.history_length,
@@ -262,17 +263,17 @@ pub(crate) fn encode_params(call: Call, losses: &mut Losses) -> Option<Vec<u8>> 
         Call::ListTasks(_) => return None,
         Call::CancelTask(params) | Call::SubscribeToTask(params) => {
             losses.drop_if(params.tenant.is_some(), &root.field("tenant"));
-            encode(&WireTaskId {
+            to_bytes(&WireTaskId {
                 id: params.id,
                 metadata: params.metadata,
             })
         }
         Call::CreatePushConfig(config) => {
-            encode(&WireTaskPushConfig::from_ir(config, &root, losses))
+            to_bytes(&WireTaskPushConfig::from_ir(config, &root, losses))
         }
         Call::GetPushConfig(params) => {
             losses.drop_if(params.tenant.is_some(), &root.field("tenant"));
-            encode(&WirePushGet {
+            to_bytes(&WirePushGet {
                 id: params.task_id,
                 push_notification_config_id: params.id,
                 metadata: params.metadata,
@@ -282,14 +283,14 @@ pub(crate) fn encode_params(call: Call, losses: &mut Losses) -> Option<Vec<u8>> 
             losses.drop_if(params.tenant.is_some(), &root.field("tenant"));
             losses.drop_if(params.page_size.is_some(), &root.field("pageSize"));
             losses.drop_if(params.page_token.is_some(), &root.field("pageToken"));
-            encode(&WireTaskId {
+            to_bytes(&WireTaskId {
                 id: params.task_id,
                 metadata: params.metadata,
             })
         }
         Call::DeletePushConfig(params) => {
             losses.drop_if(params.tenant.is_some(), &root.field("tenant"));
-            encode(&WirePushDelete {
+            to_bytes(&WirePushDelete {
                 id: params.task_id,
                 push_notification_config_id: params.id,
                 metadata: params.metadata,

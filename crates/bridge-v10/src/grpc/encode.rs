@@ -29,10 +29,10 @@ use crate::wire::card::{FlowKind, report_dropped};
 
 /// The request message of `call`.
 pub(super) fn request(call: Call, losses: &mut Losses) -> Vec<u8> {
-    let root = Path::Root;
+    let root = Path::ROOT;
     let dropped = |metadata: Option<JsonObject>, losses: &mut Losses| {
         if metadata.is_some() {
-            losses.add(LossKind::FieldDropped, &root.field("metadata"));
+            losses.push(LossKind::FieldDropped, &root.field("metadata"));
         }
     };
     match call {
@@ -112,7 +112,7 @@ pub(super) fn request(call: Call, losses: &mut Losses) -> Vec<u8> {
 }
 
 fn send_request(params: SendMessageParams, losses: &mut Losses) -> proto::SendMessageRequest {
-    let root = Path::Root;
+    let root = Path::ROOT;
     let config_at = root.field("configuration");
     proto::SendMessageRequest {
         tenant: params.tenant.unwrap_or_default(),
@@ -134,7 +134,7 @@ fn send_request(params: SendMessageParams, losses: &mut Losses) -> proto::SendMe
 /// The response message of `method` answering `reply`; `None` when the reply is not one the
 /// method answers.
 pub(super) fn response(method: Method, reply: Reply, losses: &mut Losses) -> Option<Vec<u8>> {
-    let root = Path::Root;
+    let root = Path::ROOT;
     Some(match (method, reply) {
         (Method::SendMessage, Reply::Send(result)) => proto::SendMessageResponse {
             payload: Some(match result {
@@ -202,7 +202,7 @@ pub(super) fn response(method: Method, reply: Reply, losses: &mut Losses) -> Opt
 
 /// One stream message (`StreamResponse`).
 pub(super) fn stream_message(event: StreamEvent, losses: &mut Losses) -> proto::StreamResponse {
-    let root = Path::Root;
+    let root = Path::ROOT;
     let payload = match event {
         StreamEvent::Task(t) => {
             stream_response::Payload::Task(task(t, &root.field("task"), losses))
@@ -215,7 +215,7 @@ pub(super) fn stream_message(event: StreamEvent, losses: &mut Losses) -> proto::
             if let Some(flag) = update.final_flag
                 && flag != update.status.state.ends_stream()
             {
-                losses.add(LossKind::FinalFlagChanged, &at.field("final"));
+                losses.push(LossKind::FinalFlagChanged, &at.field("final"));
             }
             stream_response::Payload::StatusUpdate(proto::TaskStatusUpdateEvent {
                 task_id: update.task_id,
@@ -274,7 +274,7 @@ fn structure(
     object.map(|object| {
         let (value, changed) = struct_of_object(object);
         if changed {
-            losses.add(LossKind::ValueConverted, at);
+            losses.push(LossKind::ValueConverted, at);
         }
         value
     })
@@ -284,11 +284,11 @@ fn timestamp(text: &str, at: &Path<'_>, losses: &mut Losses) -> Option<prost_typ
     match timestamp_of_text(text) {
         TimestampOf::Exact(timestamp) => Some(timestamp),
         TimestampOf::AssumedUtc(timestamp) => {
-            losses.add(LossKind::TimestampAssumedUtc, at);
+            losses.push(LossKind::TimestampAssumedUtc, at);
             Some(timestamp)
         }
         TimestampOf::Unparsed => {
-            losses.add(LossKind::TimestampUnparsed, at);
+            losses.push(LossKind::TimestampUnparsed, at);
             None
         }
     }
@@ -319,14 +319,14 @@ fn part(part: Part, at: &Path<'_>, losses: &mut Losses) -> proto::Part {
     let content = match part.content {
         PartContent::Text(text) => Content::Text(text),
         PartContent::Raw(text) => Content::Raw(bytes_of_text(&text).unwrap_or_else(|| {
-            losses.add(LossKind::ValueConverted, &at.field("raw"));
+            losses.push(LossKind::ValueConverted, &at.field("raw"));
             Vec::new()
         })),
         PartContent::Url(url) => Content::Url(url),
         PartContent::Data(data) => {
             let (value, changed) = value_of_json(data);
             if changed {
-                losses.add(LossKind::ValueConverted, &at.field("data"));
+                losses.push(LossKind::ValueConverted, &at.field("data"));
             }
             Content::Data(value)
         }
@@ -396,7 +396,7 @@ fn push_config(
         let mut schemes = auth.schemes.into_iter();
         let scheme = schemes.next();
         if schemes.next().is_some() {
-            losses.add(
+            losses.push(
                 LossKind::ExtraAuthSchemes,
                 &at.field("authentication").field("scheme"),
             );
@@ -419,7 +419,7 @@ fn push_config(
 // --- the agent card ---------------------------------------------------------------------------
 
 fn card(card: AgentCard, losses: &mut Losses) -> proto::AgentCard {
-    let root = Path::Root;
+    let root = Path::ROOT;
     report_dropped(&card, losses);
     let capabilities_at = root.field("capabilities");
     let schemes_at = root.field("securitySchemes");
@@ -578,7 +578,7 @@ fn flows(mut flows: OAuthFlows, at: &Path<'_>, losses: &mut Losses) -> proto::OA
         };
         let flow_at = at.field(kind.member());
         if chosen.is_some() {
-            losses.add(LossKind::ExtraOAuthFlows, &flow_at);
+            losses.push(LossKind::ExtraOAuthFlows, &flow_at);
             continue;
         }
         let flow = kind.kept(flow, &flow_at, losses);

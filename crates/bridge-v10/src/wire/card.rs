@@ -651,7 +651,7 @@ impl FlowsOut {
             };
             let flow_at = at.field(kind.member());
             if chosen.is_some() {
-                losses.add(LossKind::ExtraOAuthFlows, &flow_at);
+                losses.push(LossKind::ExtraOAuthFlows, &flow_at);
             } else {
                 chosen = Some((kind, FlowOut::from_ir(kind, flow, &flow_at, losses)));
             }
@@ -678,7 +678,7 @@ impl FlowKind {
         let mut keep = |has: bool, value: Option<String>, member: &'static str| {
             let value = non_empty(value);
             if !has && value.is_some() {
-                losses.add(LossKind::FieldDropped, &at.field(member));
+                losses.push(LossKind::FieldDropped, &at.field(member));
                 return None;
             }
             value
@@ -696,7 +696,7 @@ impl FlowKind {
             pkce_required: (pkce && flow.pkce_required == Some(true)).then_some(true),
         };
         if !pkce && flow.pkce_required == Some(true) {
-            losses.add(LossKind::FieldDropped, &at.field("pkceRequired"));
+            losses.push(LossKind::FieldDropped, &at.field("pkceRequired"));
         }
         kept
     }
@@ -719,16 +719,16 @@ impl FlowOut {
 /// Reports what a 1.0 card has no place for: a 0.3 `protocolVersion` other than the default,
 /// `capabilities.stateTransitionHistory`.
 pub(crate) fn report_dropped(card: &AgentCard, losses: &mut Losses) {
-    let root = Path::Root;
+    let root = Path::ROOT;
     if card
         .protocol_version
         .as_deref()
         .is_some_and(|v| v != DEFAULT_0_3_PROTOCOL_VERSION)
     {
-        losses.add(LossKind::FieldDropped, &root.field("protocolVersion"));
+        losses.push(LossKind::FieldDropped, &root.field("protocolVersion"));
     }
     if card.capabilities.state_transition_history.is_some() {
-        losses.add(
+        losses.push(
             LossKind::FieldDropped,
             &root.field("capabilities").field("stateTransitionHistory"),
         );
@@ -798,7 +798,7 @@ fn requirements_out(list: Option<Vec<SecurityRequirement>>) -> Vec<RequirementOu
 impl CardOut {
     /// Moves `card` into its wire form.
     pub(crate) fn from_ir(card: AgentCard, losses: &mut Losses) -> Self {
-        let root = Path::Root;
+        let root = Path::ROOT;
         report_dropped(&card, losses);
         let schemes_at = root.field("securitySchemes");
         Self {

@@ -130,13 +130,13 @@ struct ErrorInfoOut {
 impl ErrorOut {
     /// Moves `error` into its wire form.
     pub(crate) fn from_ir(error: RpcError, losses: &mut Losses) -> Self {
-        let root = Path::Root;
+        let root = Path::ROOT;
         let data_at = root.field("data");
         let metadata = match error.data {
             None => JsonObject::new(),
             Some(Value::Object(object)) => stringify_values(object, &data_at, losses),
             Some(other) => {
-                losses.add(LossKind::ValueConverted, &data_at);
+                losses.push(LossKind::ValueConverted, &data_at);
                 let mut metadata = JsonObject::new();
                 metadata.insert("data".to_owned(), Value::String(json_text(other)));
                 metadata
@@ -166,7 +166,7 @@ fn stringify_values(object: JsonObject, at: &Path<'_>, losses: &mut Losses) -> J
             let value = match value {
                 Value::String(text) => text,
                 other => {
-                    losses.add(LossKind::ValueConverted, &at.key(&key));
+                    losses.push(LossKind::ValueConverted, &at.key(&key));
                     json_text(other)
                 }
             };

@@ -232,7 +232,7 @@ pub(crate) fn standard_base64(text: String, at: &Path<'_>, losses: &mut Losses) 
         3 => out.push('='),
         _ => {}
     }
-    losses.add(LossKind::ValueConverted, at);
+    losses.push(LossKind::ValueConverted, at);
     out
 }
 
@@ -270,7 +270,7 @@ mod tests {
         assert_eq!(message.parts[3].content, PartContent::Data(json!([1, 2])));
         assert_eq!(message.parts[4].content, PartContent::Data(json!(null)));
         let mut losses = Losses::default();
-        let out = MessageOut::from_ir(message, &Path::Root, &mut losses);
+        let out = MessageOut::from_ir(message, &Path::ROOT, &mut losses);
         assert_eq!(serde_json::to_value(&out).unwrap(), wire);
         assert!(losses.into_vec().is_empty());
     }
@@ -334,7 +334,7 @@ mod tests {
         let mut message = Message::new("m", Role::Agent, vec![]);
         message.context_id = Some(String::new());
         message.extensions = Some(vec![]);
-        let out = MessageOut::from_ir(message, &Path::Root, &mut Losses::default());
+        let out = MessageOut::from_ir(message, &Path::ROOT, &mut Losses::default());
         assert_eq!(
             serde_json::to_value(&out).unwrap(),
             json!({"messageId": "m", "role": "ROLE_AGENT"})
@@ -344,7 +344,7 @@ mod tests {
     #[test]
     fn base64url_or_whitespace_in_raw_is_rewritten_to_standard_base64_with_a_loss() {
         let mut losses = Losses::default();
-        let root = Path::Root;
+        let root = Path::ROOT;
         let at = root.field("raw");
         assert_eq!(standard_base64("-_8".to_owned(), &at, &mut losses), "+/8=");
         assert_eq!(

@@ -302,10 +302,10 @@ pub(crate) struct IdsOut {
 
 /// Moves `call` into its wire params.
 pub(crate) fn encode_params(call: Call, losses: &mut Losses) -> ParamsOut {
-    let root = Path::Root;
+    let root = Path::ROOT;
     let drop_metadata = |metadata: Option<JsonObject>, losses: &mut Losses| {
         if metadata.is_some() {
-            losses.add(LossKind::FieldDropped, &root.field("metadata"));
+            losses.push(LossKind::FieldDropped, &root.field("metadata"));
         }
     };
     match call {
@@ -375,7 +375,7 @@ pub(crate) fn encode_params(call: Call, losses: &mut Losses) -> ParamsOut {
 }
 
 fn send_out(params: SendMessageParams, losses: &mut Losses) -> SendOut {
-    let root = Path::Root;
+    let root = Path::ROOT;
     let config_at = root.field("configuration");
     SendOut {
         tenant: non_empty(params.tenant),
@@ -393,7 +393,7 @@ fn send_out(params: SendMessageParams, losses: &mut Losses) -> SendOut {
 }
 
 fn list_tasks_out(params: ListTasksParams, losses: &mut Losses) -> ListTasksOut {
-    let root = Path::Root;
+    let root = Path::ROOT;
     ListTasksOut {
         tenant: non_empty(params.tenant),
         context_id: non_empty(params.context_id),

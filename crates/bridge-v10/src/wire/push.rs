@@ -87,7 +87,7 @@ impl PushConfigOut {
             let scheme = schemes.next();
             if schemes.next().is_some() {
                 let auth_at = at.field("authentication");
-                losses.add(LossKind::ExtraAuthSchemes, &auth_at.field("scheme"));
+                losses.push(LossKind::ExtraAuthSchemes, &auth_at.field("scheme"));
             }
             AuthenticationOut {
                 scheme: non_empty(scheme),
@@ -126,7 +126,7 @@ mod tests {
         assert_eq!(config.id.as_deref(), Some("c1"));
         assert_eq!(config.task_id, "task");
         let mut losses = Losses::default();
-        let out = PushConfigOut::from_ir(config, &Path::Root, &mut losses);
+        let out = PushConfigOut::from_ir(config, &Path::ROOT, &mut losses);
         assert_eq!(serde_json::to_value(&out).unwrap(), wire);
         assert!(losses.into_vec().is_empty());
     }
@@ -145,7 +145,7 @@ mod tests {
             tenant: None,
         };
         let mut losses = Losses::default();
-        let out = PushConfigOut::from_ir(config, &Path::Root, &mut losses);
+        let out = PushConfigOut::from_ir(config, &Path::ROOT, &mut losses);
         assert_eq!(
             serde_json::to_value(&out).unwrap(),
             json!({"taskId": "t", "url": "u", "authentication": {"scheme": "Bearer"}})

@@ -398,7 +398,7 @@ impl StreamResponseOut {
     /// Moves `event` into its wire form; losses are reported below the wrapper member
     /// (`statusUpdate.status.timestamp`).
     pub(crate) fn from_ir(event: StreamEvent, losses: &mut Losses) -> Self {
-        let root = Path::Root;
+        let root = Path::ROOT;
         match event {
             StreamEvent::Task(task) => {
                 Self::Task(TaskOut::from_ir(task, &root.field("task"), losses))
@@ -411,7 +411,7 @@ impl StreamResponseOut {
                 if let Some(flag) = update.final_flag
                     && flag != update.status.state.ends_stream()
                 {
-                    losses.add(LossKind::FinalFlagChanged, &at.field("final"));
+                    losses.push(LossKind::FinalFlagChanged, &at.field("final"));
                 }
                 Self::StatusUpdate(StatusUpdateOut {
                     task_id: update.task_id,
@@ -446,7 +446,7 @@ pub(crate) enum SendResponseOut {
 impl SendResponseOut {
     /// Moves `result` into its wire form.
     pub(crate) fn from_ir(result: SendResult, losses: &mut Losses) -> Self {
-        let root = Path::Root;
+        let root = Path::ROOT;
         match result {
             SendResult::Task(task) => {
                 Self::Task(TaskOut::from_ir(task, &root.field("task"), losses))
@@ -472,7 +472,7 @@ pub(crate) struct ListTasksOut {
 impl ListTasksOut {
     /// Moves `result` into its wire form.
     pub(crate) fn from_ir(result: ListTasksResult, losses: &mut Losses) -> Self {
-        let root = Path::Root;
+        let root = Path::ROOT;
         let tasks_at = root.field("tasks");
         Self {
             tasks: result

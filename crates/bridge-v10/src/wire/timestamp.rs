@@ -29,11 +29,11 @@ pub(crate) fn to_utc(text: String, at: &Path<'_>, losses: &mut Losses) -> String
         Utc::Unchanged => text,
         Utc::Converted(converted) => converted,
         Utc::AssumedUtc(converted) => {
-            losses.add(LossKind::TimestampAssumedUtc, at);
+            losses.push(LossKind::TimestampAssumedUtc, at);
             converted
         }
         Utc::Unparsed => {
-            losses.add(LossKind::TimestampUnparsed, at);
+            losses.push(LossKind::TimestampUnparsed, at);
             text
         }
     }
@@ -48,7 +48,7 @@ mod tests {
 
     fn normalise(text: &str) -> (String, Vec<LossKind>) {
         let mut losses = Losses::default();
-        let out = to_utc(text.to_owned(), &Path::Root, &mut losses);
+        let out = to_utc(text.to_owned(), &Path::ROOT, &mut losses);
         (out, losses.into_vec().into_iter().map(|l| l.kind).collect())
     }
 
