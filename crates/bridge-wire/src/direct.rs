@@ -359,6 +359,134 @@ fn specials(bytes: &[u8]) -> u64 {
     crate::scan::specials(u64::from_le_bytes(word))
 }
 
+/// Implements the application's `JsonRpcCodec` port for a revision's codec `$codec` as its
+/// direct paths where they answer, and that revision's serde codec for everything else.
+///
+/// `$direct` names the codec crate's module of direct decoders and encoders (`decode_params`,
+/// `encode_params`, `decode_result`, `encode_result`, `encode_result_into`, `decode_event`,
+/// `encode_event`, each answering `None` where the serde path must judge); `$serde` is the unit
+/// value of the revision's codec on its serde wire types, which answers the method names, the
+/// errors and the card, and every fragment a direct path declines. A direct encoder writes
+/// only what loses nothing, so its bytes go out without losses; an `encode_result_into` that
+/// declines part-way has what it wrote cut off before the serde codec writes.
+///
+/// # Why a macro and not a generic codec type
+///
+/// The port and its errors are the application's, and this crate sits below the application:
+/// it can hold no type implementing the port. The expansion names `bridge_app` and `bridge_ir`
+/// by absolute path and takes effect in a codec crate, which depends on both. It is the code
+/// each codec would write by hand: static calls to its direct functions, no allocation, no
+/// dynamic dispatch beyond the port's own.
+#[macro_export]
+macro_rules! direct_or_serde {
+    ($codec:ty, direct: $direct:ident, serde: $serde:ident $(,)?) => {
+        const _: () = {
+            use ::bridge_app::codec::{DecodeError, EncodeError, JsonRpcCodec};
+            use ::bridge_ir::{
+                AgentCard, Call, Loss, Method, Reply, Revision, RpcError, StreamEvent, Translated,
+            };
+
+            impl JsonRpcCodec for $codec {
+                fn revision(&self) -> Revision {
+                    $serde.revision()
+                }
+
+                fn method_name(&self, method: Method) -> Option<&'static str> {
+                    $serde.method_name(method)
+                }
+
+                fn method_from_name(&self, name: &str) -> Option<Method> {
+                    $serde.method_from_name(name)
+                }
+
+                fn decode_params(
+                    &self,
+                    method: Method,
+                    params: Option<&[u8]>,
+                ) -> Result<Call, DecodeError> {
+                    match $direct::decode_params(method, params) {
+                        Some(call) => Ok(call),
+                        None => $serde.decode_params(method, params),
+                    }
+                }
+
+                fn encode_params(&self, call: Call) -> Result<Translated<Vec<u8>>, EncodeError> {
+                    match $direct::encode_params(&call) {
+                        Some(bytes) => Ok(Translated::lossless(bytes)),
+                        None => $serde.encode_params(call),
+                    }
+                }
+
+                fn decode_result(
+                    &self,
+                    method: Method,
+                    result: &[u8],
+                ) -> Result<Reply, DecodeError> {
+                    match $direct::decode_result(method, result) {
+                        Some(reply) => Ok(reply),
+                        None => $serde.decode_result(method, result),
+                    }
+                }
+
+                fn encode_result(
+                    &self,
+                    method: Method,
+                    reply: Reply,
+                ) -> Result<Translated<Vec<u8>>, EncodeError> {
+                    match $direct::encode_result(method, &reply) {
+                        Some(bytes) => Ok(Translated::lossless(bytes)),
+                        None => $serde.encode_result(method, reply),
+                    }
+                }
+
+                fn encode_result_after(
+                    &self,
+                    out: &mut Vec<u8>,
+                    method: Method,
+                    reply: Reply,
+                ) -> Result<Vec<Loss>, EncodeError> {
+                    let start = out.len();
+                    if $direct::encode_result_into(out, method, &reply).is_some() {
+                        return Ok(Vec::new());
+                    }
+                    out.truncate(start);
+                    $serde.encode_result_after(out, method, reply)
+                }
+
+                fn decode_event(&self, result: &[u8]) -> Result<StreamEvent, DecodeError> {
+                    match $direct::decode_event(result) {
+                        Some(event) => Ok(event),
+                        None => $serde.decode_event(result),
+                    }
+                }
+
+                fn encode_event(&self, event: StreamEvent) -> Translated<Vec<u8>> {
+                    match $direct::encode_event(&event) {
+                        Some(bytes) => Translated::lossless(bytes),
+                        None => $serde.encode_event(event),
+                    }
+                }
+
+                fn decode_error(&self, error: &[u8]) -> Result<RpcError, DecodeError> {
+                    $serde.decode_error(error)
+                }
+
+                fn encode_error(&self, error: RpcError) -> Translated<Vec<u8>> {
+                    $serde.encode_error(error)
+                }
+
+                fn decode_card(&self, card: &[u8]) -> Result<AgentCard, DecodeError> {
+                    $serde.decode_card(card)
+                }
+
+                fn encode_card(&self, card: AgentCard) -> Result<Translated<Vec<u8>>, EncodeError> {
+                    $serde.encode_card(card)
+                }
+            }
+        };
+    };
+}
+
 #[cfg(test)]
 mod tests {
     #![expect(clippy::unwrap_used, reason = "a failed unwrap is a failed test")]

@@ -4,7 +4,8 @@
 //! - [`jsonrpc`]: the JSON-RPC 2.0 envelope, read in one pass with its payload left raw, and
 //!   written around a payload encoded elsewhere.
 //! - [`scan`]: the JSON text scanner the envelope and direct readers stand on.
-//! - [`direct`]: reading and writing the hot JSON shapes without serde.
+//! - [`direct`]: reading and writing the hot JSON shapes without serde, and
+//!   [`direct_or_serde!`]: a revision's JSON-RPC codec as its direct paths, else its serde one.
 //! - [`path`]: dotted paths into a document for decode errors and losses, the losses of one
 //!   encoding, and the serde decode that names the member it refused.
 //! - [`support`]: the serde fallbacks and size estimates the direct paths share.
