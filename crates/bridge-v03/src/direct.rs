@@ -44,7 +44,8 @@ use bridge_ir::{
     Role, SendMessageConfig, SendMessageParams, SendResult, StreamEvent, Task,
     TaskArtifactUpdateEvent, TaskPushConfig, TaskState, TaskStatus, TaskStatusUpdateEvent,
 };
-use bridge_wire::direct::{Reader, once, write_key, write_str, write_value};
+use bridge_wire::direct::{Reader, write_key, write_str, write_value};
+use bridge_wire::read_members;
 use serde_json::Value;
 
 use crate::wire::message::{DATA_PART_COMPAT, WireRole, unwrap_compat};
@@ -159,26 +160,12 @@ pub fn encode_event(event: &StreamEvent) -> Option<Vec<u8>> {
 /// A `MessageSendParams` document.
 fn send_params(bytes: &[u8]) -> Option<SendMessageParams> {
     let mut r = Reader::new(bytes)?;
-    r.object()?;
-    let (mut seen, mut first) = (0, true);
     let (mut message, mut configuration, mut metadata) = (None, None, None);
-    while let Some(key) = r.key(&mut first)? {
-        match key {
-            "message" => {
-                once(&mut seen, 0)?;
-                message = Some(read_message(&mut r)?);
-            }
-            "configuration" => {
-                once(&mut seen, 1)?;
-                configuration = Some(read_configuration(&mut r)?);
-            }
-            "metadata" => {
-                once(&mut seen, 2)?;
-                metadata = Some(r.json_object()?);
-            }
-            _ => return None,
-        }
-    }
+    read_members!(r, {
+        "message" => message = Some(read_message(&mut r)?),
+        "configuration" => configuration = Some(read_configuration(&mut r)?),
+        "metadata" => metadata = Some(r.json_object()?),
+    });
     r.end()?;
     Some(SendMessageParams {
         message: message?,
@@ -190,59 +177,25 @@ fn send_params(bytes: &[u8]) -> Option<SendMessageParams> {
 
 /// A `MessageSendConfiguration` object.
 fn read_configuration(r: &mut Reader<'_>) -> Option<SendMessageConfig> {
-    r.object()?;
-    let (mut seen, mut first) = (0, true);
     let mut config = SendMessageConfig::default();
-    while let Some(key) = r.key(&mut first)? {
-        match key {
-            "acceptedOutputModes" => {
-                once(&mut seen, 0)?;
-                config.accepted_output_modes = Some(read_strings(r)?);
-            }
-            "blocking" => {
-                once(&mut seen, 1)?;
-                config.blocking = Some(r.bool()?);
-            }
-            "historyLength" => {
-                once(&mut seen, 2)?;
-                config.history_length = history_into_ir(Some(read_i32(r)?));
-            }
-            "pushNotificationConfig" => {
-                once(&mut seen, 3)?;
-                config.push_config = Some(read_push_config(r)?);
-            }
-            _ => return None,
-        }
-    }
+    read_members!(r, {
+        "acceptedOutputModes" => config.accepted_output_modes = Some(read_strings(r)?),
+        "blocking" => config.blocking = Some(r.bool()?),
+        "historyLength" => config.history_length = history_into_ir(Some(read_i32(r)?)),
+        "pushNotificationConfig" => config.push_config = Some(read_push_config(r)?),
+    });
     Some(config)
 }
 
 /// The inner `PushNotificationConfig` of a send configuration, whose task does not exist yet.
 fn read_push_config(r: &mut Reader<'_>) -> Option<TaskPushConfig> {
-    r.object()?;
-    let (mut seen, mut first) = (0, true);
     let (mut id, mut url, mut token, mut authentication) = (None, None, None, None);
-    while let Some(key) = r.key(&mut first)? {
-        match key {
-            "id" => {
-                once(&mut seen, 0)?;
-                id = Some(r.string()?);
-            }
-            "url" => {
-                once(&mut seen, 1)?;
-                url = Some(r.string()?);
-            }
-            "token" => {
-                once(&mut seen, 2)?;
-                token = Some(r.string()?);
-            }
-            "authentication" => {
-                once(&mut seen, 3)?;
-                authentication = Some(read_authentication(r)?);
-            }
-            _ => return None,
-        }
-    }
+    read_members!(r, {
+        "id" => id = Some(r.string()?),
+        "url" => url = Some(r.string()?),
+        "token" => token = Some(r.string()?),
+        "authentication" => authentication = Some(read_authentication(r)?),
+    });
     Some(TaskPushConfig {
         task_id: String::new(),
         id,
@@ -255,22 +208,11 @@ fn read_push_config(r: &mut Reader<'_>) -> Option<TaskPushConfig> {
 
 /// A `PushNotificationAuthenticationInfo` object.
 fn read_authentication(r: &mut Reader<'_>) -> Option<PushAuthentication> {
-    r.object()?;
-    let (mut seen, mut first) = (0, true);
     let (mut schemes, mut credentials) = (None, None);
-    while let Some(key) = r.key(&mut first)? {
-        match key {
-            "schemes" => {
-                once(&mut seen, 0)?;
-                schemes = Some(read_strings(r)?);
-            }
-            "credentials" => {
-                once(&mut seen, 1)?;
-                credentials = Some(r.string()?);
-            }
-            _ => return None,
-        }
-    }
+    read_members!(r, {
+        "schemes" => schemes = Some(read_strings(r)?),
+        "credentials" => credentials = Some(r.string()?),
+    });
     Some(PushAuthentication {
         schemes: schemes?,
         credentials,
@@ -310,51 +252,19 @@ fn read_literal(r: &mut Reader<'_>, literal: &str) -> Option<()> {
 
 /// A 0.3 `Message` object.
 fn read_message(r: &mut Reader<'_>) -> Option<Message> {
-    r.object()?;
-    let (mut seen, mut first) = (0, true);
     let (mut message_id, mut role, mut parts) = (None, None, None);
     let mut message = Message::new(String::new(), Role::User, Vec::new());
-    while let Some(key) = r.key(&mut first)? {
-        match key {
-            "kind" => {
-                once(&mut seen, 0)?;
-                read_literal(r, "message")?;
-            }
-            "messageId" => {
-                once(&mut seen, 1)?;
-                message_id = Some(r.string()?);
-            }
-            "contextId" => {
-                once(&mut seen, 2)?;
-                message.context_id = Some(r.string()?);
-            }
-            "taskId" => {
-                once(&mut seen, 3)?;
-                message.task_id = Some(r.string()?);
-            }
-            "role" => {
-                once(&mut seen, 4)?;
-                role = Some(read_role(r)?);
-            }
-            "parts" => {
-                once(&mut seen, 5)?;
-                parts = Some(read_parts(r)?);
-            }
-            "metadata" => {
-                once(&mut seen, 6)?;
-                message.metadata = Some(r.json_object()?);
-            }
-            "extensions" => {
-                once(&mut seen, 7)?;
-                message.extensions = Some(read_strings(r)?);
-            }
-            "referenceTaskIds" => {
-                once(&mut seen, 8)?;
-                message.reference_task_ids = Some(read_strings(r)?);
-            }
-            _ => return None,
-        }
-    }
+    read_members!(r, {
+        "kind" => read_literal(r, "message")?,
+        "messageId" => message_id = Some(r.string()?),
+        "contextId" => message.context_id = Some(r.string()?),
+        "taskId" => message.task_id = Some(r.string()?),
+        "role" => role = Some(read_role(r)?),
+        "parts" => parts = Some(read_parts(r)?),
+        "metadata" => message.metadata = Some(r.json_object()?),
+        "extensions" => message.extensions = Some(read_strings(r)?),
+        "referenceTaskIds" => message.reference_task_ids = Some(read_strings(r)?),
+    });
     message.message_id = message_id?;
     message.role = role?;
     message.parts = parts?;
@@ -376,35 +286,15 @@ struct File {
 /// A 0.3 part. It must carry exactly one of `text`, `file` and `data`, and a `kind`, if given,
 /// must name that one: the serde path accepts some other combinations, which are left to it.
 fn read_part(r: &mut Reader<'_>) -> Option<Part> {
-    r.object()?;
-    let (mut seen, mut first) = (0, true);
     let mut kind = None;
     let (mut text, mut file, mut data, mut metadata) = (None, None, None, None);
-    while let Some(key) = r.key(&mut first)? {
-        match key {
-            "kind" => {
-                once(&mut seen, 0)?;
-                kind = Some(r.str()?);
-            }
-            "text" => {
-                once(&mut seen, 1)?;
-                text = Some(r.string()?);
-            }
-            "file" => {
-                once(&mut seen, 2)?;
-                file = Some(read_file(r)?);
-            }
-            "data" => {
-                once(&mut seen, 3)?;
-                data = Some(r.json()?);
-            }
-            "metadata" => {
-                once(&mut seen, 4)?;
-                metadata = Some(r.json_object()?);
-            }
-            _ => return None,
-        }
-    }
+    read_members!(r, {
+        "kind" => kind = Some(r.str()?),
+        "text" => text = Some(r.string()?),
+        "file" => file = Some(read_file(r)?),
+        "data" => data = Some(r.json()?),
+        "metadata" => metadata = Some(r.json_object()?),
+    });
     let kind = kind.as_deref();
     match (text, file, data) {
         (Some(text), None, None) if matches!(kind, None | Some("text")) => Some(Part {
@@ -434,30 +324,13 @@ fn read_part(r: &mut Reader<'_>) -> Option<Part> {
 
 /// A `FileWithBytes` or `FileWithUri` object: exactly one of `bytes` and `uri`.
 fn read_file(r: &mut Reader<'_>) -> Option<File> {
-    r.object()?;
-    let (mut seen, mut first) = (0, true);
     let (mut bytes, mut uri, mut mime_type, mut name) = (None, None, None, None);
-    while let Some(key) = r.key(&mut first)? {
-        match key {
-            "bytes" => {
-                once(&mut seen, 0)?;
-                bytes = Some(r.string()?);
-            }
-            "uri" => {
-                once(&mut seen, 1)?;
-                uri = Some(r.string()?);
-            }
-            "mimeType" => {
-                once(&mut seen, 2)?;
-                mime_type = Some(r.string()?);
-            }
-            "name" => {
-                once(&mut seen, 3)?;
-                name = Some(r.string()?);
-            }
-            _ => return None,
-        }
-    }
+    read_members!(r, {
+        "bytes" => bytes = Some(r.string()?),
+        "uri" => uri = Some(r.string()?),
+        "mimeType" => mime_type = Some(r.string()?),
+        "name" => name = Some(r.string()?),
+    });
     let content = match (bytes, uri) {
         (Some(bytes), None) => PartContent::Raw(bytes),
         (None, Some(uri)) => PartContent::Url(uri),
@@ -472,27 +345,13 @@ fn read_file(r: &mut Reader<'_>) -> Option<File> {
 
 /// A 0.3 `TaskStatus` object.
 fn read_status(r: &mut Reader<'_>) -> Option<TaskStatus> {
-    r.object()?;
-    let (mut seen, mut first) = (0, true);
     let mut state = None;
     let (mut message, mut timestamp) = (None, None);
-    while let Some(key) = r.key(&mut first)? {
-        match key {
-            "state" => {
-                once(&mut seen, 0)?;
-                state = Some(read_state(r)?);
-            }
-            "message" => {
-                once(&mut seen, 1)?;
-                message = Some(Box::new(read_message(r)?));
-            }
-            "timestamp" => {
-                once(&mut seen, 2)?;
-                timestamp = Some(r.string()?);
-            }
-            _ => return None,
-        }
-    }
+    read_members!(r, {
+        "state" => state = Some(read_state(r)?),
+        "message" => message = Some(Box::new(read_message(r)?)),
+        "timestamp" => timestamp = Some(r.string()?),
+    });
     Some(TaskStatus {
         state: state?,
         message,
@@ -502,39 +361,16 @@ fn read_status(r: &mut Reader<'_>) -> Option<TaskStatus> {
 
 /// A 0.3 `Artifact` object.
 fn read_artifact(r: &mut Reader<'_>) -> Option<Artifact> {
-    r.object()?;
-    let (mut seen, mut first) = (0, true);
     let (mut artifact_id, mut parts) = (None, None);
     let (mut name, mut description, mut metadata, mut extensions) = (None, None, None, None);
-    while let Some(key) = r.key(&mut first)? {
-        match key {
-            "artifactId" => {
-                once(&mut seen, 0)?;
-                artifact_id = Some(r.string()?);
-            }
-            "name" => {
-                once(&mut seen, 1)?;
-                name = Some(r.string()?);
-            }
-            "description" => {
-                once(&mut seen, 2)?;
-                description = Some(r.string()?);
-            }
-            "parts" => {
-                once(&mut seen, 3)?;
-                parts = Some(read_parts(r)?);
-            }
-            "metadata" => {
-                once(&mut seen, 4)?;
-                metadata = Some(r.json_object()?);
-            }
-            "extensions" => {
-                once(&mut seen, 5)?;
-                extensions = Some(read_strings(r)?);
-            }
-            _ => return None,
-        }
-    }
+    read_members!(r, {
+        "artifactId" => artifact_id = Some(r.string()?),
+        "name" => name = Some(r.string()?),
+        "description" => description = Some(r.string()?),
+        "parts" => parts = Some(read_parts(r)?),
+        "metadata" => metadata = Some(r.json_object()?),
+        "extensions" => extensions = Some(read_strings(r)?),
+    });
     Some(Artifact {
         artifact_id: artifact_id?,
         name,
@@ -565,7 +401,8 @@ fn read_array<'a, T>(
     }
 }
 
-/// The member bits of a send result or stream event object; each shape allows a subset.
+/// The member bits of a send result or stream event object; each shape allows a subset. A
+/// member's bit is its place in [`read_slots`]'s list.
 mod member {
     pub(super) const KIND: u32 = 0;
     pub(super) const ID: u32 = 1;
@@ -662,89 +499,34 @@ fn read_event(r: &mut Reader<'_>) -> Option<StreamEvent> {
 
 /// Every member of one object into its slot, with the bits of the members seen.
 fn read_slots(r: &mut Reader<'_>) -> Option<(u64, Slots)> {
-    use member as m;
-    r.object()?;
-    let (mut seen, mut first) = (0, true);
     let mut s = Slots::default();
-    while let Some(key) = r.key(&mut first)? {
-        match key {
-            "kind" => {
-                once(&mut seen, m::KIND)?;
-                s.kind = Some(match &*r.str()? {
-                    "task" => Shape::Task,
-                    "message" => Shape::Message,
-                    "status-update" => Shape::StatusUpdate,
-                    "artifact-update" => Shape::ArtifactUpdate,
-                    _ => return None,
-                });
-            }
-            "id" => {
-                once(&mut seen, m::ID)?;
-                s.id = Some(r.string()?);
-            }
-            "contextId" => {
-                once(&mut seen, m::CONTEXT_ID)?;
-                s.context_id = Some(r.string()?);
-            }
-            "taskId" => {
-                once(&mut seen, m::TASK_ID)?;
-                s.task_id = Some(r.string()?);
-            }
-            "messageId" => {
-                once(&mut seen, m::MESSAGE_ID)?;
-                s.message_id = Some(r.string()?);
-            }
-            "status" => {
-                once(&mut seen, m::STATUS)?;
-                s.status = Some(read_status(r)?);
-            }
-            "artifacts" => {
-                once(&mut seen, m::ARTIFACTS)?;
-                s.artifacts = Some(read_array(r, read_artifact)?);
-            }
-            "history" => {
-                once(&mut seen, m::HISTORY)?;
-                s.history = Some(read_array(r, read_message)?);
-            }
-            "metadata" => {
-                once(&mut seen, m::METADATA)?;
-                s.metadata = Some(r.json_object()?);
-            }
-            "role" => {
-                once(&mut seen, m::ROLE)?;
-                s.role = Some(read_role(r)?);
-            }
-            "parts" => {
-                once(&mut seen, m::PARTS)?;
-                s.parts = Some(read_parts(r)?);
-            }
-            "extensions" => {
-                once(&mut seen, m::EXTENSIONS)?;
-                s.extensions = Some(read_strings(r)?);
-            }
-            "referenceTaskIds" => {
-                once(&mut seen, m::REFERENCE_TASK_IDS)?;
-                s.reference_task_ids = Some(read_strings(r)?);
-            }
-            "final" => {
-                once(&mut seen, m::FINAL)?;
-                s.final_flag = Some(r.bool()?);
-            }
-            "artifact" => {
-                once(&mut seen, m::ARTIFACT)?;
-                s.artifact = Some(read_artifact(r)?);
-            }
-            "append" => {
-                once(&mut seen, m::APPEND)?;
-                s.append = Some(r.bool()?);
-            }
-            "lastChunk" => {
-                once(&mut seen, m::LAST_CHUNK)?;
-                s.last_chunk = Some(r.bool()?);
-            }
-            _ => return None,
-        }
-    }
+    let seen = read_members!(r, {
+        "kind" => {
+            s.kind = Some(match &*r.str()? {
+                "task" => Shape::Task,
+                "message" => Shape::Message,
+                "status-update" => Shape::StatusUpdate,
+                "artifact-update" => Shape::ArtifactUpdate,
+                _ => return None,
+            });
+        },
+        "id" => s.id = Some(r.string()?),
+        "contextId" => s.context_id = Some(r.string()?),
+        "taskId" => s.task_id = Some(r.string()?),
+        "messageId" => s.message_id = Some(r.string()?),
+        "status" => s.status = Some(read_status(r)?),
+        "artifacts" => s.artifacts = Some(read_array(r, read_artifact)?),
+        "history" => s.history = Some(read_array(r, read_message)?),
+        "metadata" => s.metadata = Some(r.json_object()?),
+        "role" => s.role = Some(read_role(r)?),
+        "parts" => s.parts = Some(read_parts(r)?),
+        "extensions" => s.extensions = Some(read_strings(r)?),
+        "referenceTaskIds" => s.reference_task_ids = Some(read_strings(r)?),
+        "final" => s.final_flag = Some(r.bool()?),
+        "artifact" => s.artifact = Some(read_artifact(r)?),
+        "append" => s.append = Some(r.bool()?),
+        "lastChunk" => s.last_chunk = Some(r.bool()?),
+    });
     Some((seen, s))
 }
 
@@ -1133,4 +915,40 @@ fn write_strings(out: &mut Vec<u8>, list: &[String]) {
 
 fn write_bool(out: &mut Vec<u8>, value: bool) {
     out.extend_from_slice(if value { b"true" } else { b"false" });
+}
+
+#[cfg(test)]
+mod tests {
+    use bridge_wire::direct::Reader;
+
+    use super::{member as m, read_slots};
+
+    #[test]
+    fn each_member_of_an_event_object_sets_the_bit_its_shapes_are_masked_with() {
+        for (member, value, bit) in [
+            ("kind", r#""task""#, m::KIND),
+            ("id", r#""t""#, m::ID),
+            ("contextId", r#""c""#, m::CONTEXT_ID),
+            ("taskId", r#""t""#, m::TASK_ID),
+            ("messageId", r#""m""#, m::MESSAGE_ID),
+            ("status", r#"{"state":"working"}"#, m::STATUS),
+            ("artifacts", "[]", m::ARTIFACTS),
+            ("history", "[]", m::HISTORY),
+            ("metadata", "{}", m::METADATA),
+            ("role", r#""user""#, m::ROLE),
+            ("parts", "[]", m::PARTS),
+            ("extensions", "[]", m::EXTENSIONS),
+            ("referenceTaskIds", "[]", m::REFERENCE_TASK_IDS),
+            ("final", "true", m::FINAL),
+            ("artifact", r#"{"artifactId":"a","parts":[]}"#, m::ARTIFACT),
+            ("append", "true", m::APPEND),
+            ("lastChunk", "false", m::LAST_CHUNK),
+        ] {
+            let text = format!(r#"{{"{member}":{value}}}"#);
+            let seen = Reader::new(text.as_bytes())
+                .and_then(|mut r| read_slots(&mut r))
+                .map(|(seen, _)| seen);
+            assert_eq!(seen, Some(1 << bit), "{text}");
+        }
+    }
 }

@@ -44,7 +44,8 @@ use bridge_ir::{
     Role, SendMessageConfig, SendMessageParams, SendResult, StreamEvent, Task,
     TaskArtifactUpdateEvent, TaskPushConfig, TaskState, TaskStatus, TaskStatusUpdateEvent,
 };
-use bridge_wire::direct::{Reader, once, write_key, write_str, write_value};
+use bridge_wire::direct::{Reader, write_key, write_str, write_value};
+use bridge_wire::read_members;
 use bridge_wire::support::{is_standard_base64, parts_size, task_size};
 
 use crate::path::{Losses, Path};
@@ -141,8 +142,6 @@ fn metadata(r: &mut Reader<'_>) -> Option<JsonObject> {
 
 /// `SendMessageRequest`: `tenant`, `message` (required), `configuration`, `metadata`.
 fn send_params(r: &mut Reader<'_>) -> Option<SendMessageParams> {
-    r.object()?;
-    let (mut seen, mut first) = (0, true);
     let mut message = None;
     let mut params = SendMessageParams {
         message: Message::new("", Role::Unspecified, Vec::new()),
@@ -150,27 +149,12 @@ fn send_params(r: &mut Reader<'_>) -> Option<SendMessageParams> {
         metadata: None,
         tenant: None,
     };
-    while let Some(key) = r.key(&mut first)? {
-        match key {
-            "tenant" => {
-                once(&mut seen, 0)?;
-                params.tenant = non_empty(r.string()?);
-            }
-            "message" => {
-                once(&mut seen, 1)?;
-                message = Some(self::message(r)?);
-            }
-            "configuration" => {
-                once(&mut seen, 2)?;
-                params.configuration = Some(configuration(r)?);
-            }
-            "metadata" => {
-                once(&mut seen, 3)?;
-                params.metadata = Some(metadata(r)?);
-            }
-            _ => return None,
-        }
-    }
+    read_members!(r, {
+        "tenant" => params.tenant = non_empty(r.string()?),
+        "message" => message = Some(self::message(r)?),
+        "configuration" => params.configuration = Some(configuration(r)?),
+        "metadata" => params.metadata = Some(metadata(r)?),
+    });
     params.message = message?;
     Some(params)
 }
@@ -178,39 +162,20 @@ fn send_params(r: &mut Reader<'_>) -> Option<SendMessageParams> {
 /// `SendMessageConfiguration`. `blocking` is `!returnImmediately` once a configuration is
 /// present, as the serde path reads it.
 fn configuration(r: &mut Reader<'_>) -> Option<SendMessageConfig> {
-    r.object()?;
-    let (mut seen, mut first) = (0, true);
     let mut config = SendMessageConfig::default();
     let mut return_immediately = false;
-    while let Some(key) = r.key(&mut first)? {
-        match key {
-            "acceptedOutputModes" => {
-                once(&mut seen, 0)?;
-                config.accepted_output_modes = non_empty_vec(list(r, string)?);
-            }
-            "taskPushNotificationConfig" => {
-                once(&mut seen, 1)?;
-                config.push_config = Some(push_config(r)?);
-            }
-            "historyLength" => {
-                once(&mut seen, 2)?;
-                config.history_length = Some(int32(r)?);
-            }
-            "returnImmediately" => {
-                once(&mut seen, 3)?;
-                return_immediately = r.bool()?;
-            }
-            _ => return None,
-        }
-    }
+    read_members!(r, {
+        "acceptedOutputModes" => config.accepted_output_modes = non_empty_vec(list(r, string)?),
+        "taskPushNotificationConfig" => config.push_config = Some(push_config(r)?),
+        "historyLength" => config.history_length = Some(int32(r)?),
+        "returnImmediately" => return_immediately = r.bool()?,
+    });
     config.blocking = Some(!return_immediately);
     Some(config)
 }
 
 /// `TaskPushNotificationConfig`, flat (wire diff §3.10).
 fn push_config(r: &mut Reader<'_>) -> Option<TaskPushConfig> {
-    r.object()?;
-    let (mut seen, mut first) = (0, true);
     let mut config = TaskPushConfig {
         task_id: String::new(),
         id: None,
@@ -219,113 +184,50 @@ fn push_config(r: &mut Reader<'_>) -> Option<TaskPushConfig> {
         authentication: None,
         tenant: None,
     };
-    while let Some(key) = r.key(&mut first)? {
-        match key {
-            "tenant" => {
-                once(&mut seen, 0)?;
-                config.tenant = non_empty(r.string()?);
-            }
-            "id" => {
-                once(&mut seen, 1)?;
-                config.id = non_empty(r.string()?);
-            }
-            "taskId" => {
-                once(&mut seen, 2)?;
-                config.task_id = r.string()?;
-            }
-            "url" => {
-                once(&mut seen, 3)?;
-                config.url = r.string()?;
-            }
-            "token" => {
-                once(&mut seen, 4)?;
-                config.token = non_empty(r.string()?);
-            }
-            "authentication" => {
-                once(&mut seen, 5)?;
-                config.authentication = Some(authentication(r)?);
-            }
-            _ => return None,
-        }
-    }
+    read_members!(r, {
+        "tenant" => config.tenant = non_empty(r.string()?),
+        "id" => config.id = non_empty(r.string()?),
+        "taskId" => config.task_id = r.string()?,
+        "url" => config.url = r.string()?,
+        "token" => config.token = non_empty(r.string()?),
+        "authentication" => config.authentication = Some(authentication(r)?),
+    });
     Some(config)
 }
 
 /// `AuthenticationInfo {scheme, credentials}`: one scheme, held as a list of at most one.
 fn authentication(r: &mut Reader<'_>) -> Option<PushAuthentication> {
-    r.object()?;
-    let (mut seen, mut first) = (0, true);
     let mut auth = PushAuthentication {
         schemes: Vec::new(),
         credentials: None,
     };
-    while let Some(key) = r.key(&mut first)? {
-        match key {
-            "scheme" => {
-                once(&mut seen, 0)?;
-                auth.schemes = non_empty(r.string()?).into_iter().collect();
-            }
-            "credentials" => {
-                once(&mut seen, 1)?;
-                auth.credentials = non_empty(r.string()?);
-            }
-            _ => return None,
-        }
-    }
+    read_members!(r, {
+        "scheme" => auth.schemes = non_empty(r.string()?).into_iter().collect(),
+        "credentials" => auth.credentials = non_empty(r.string()?),
+    });
     Some(auth)
 }
 
 /// `Message`. Absent members take the serde path's defaults (empty id, unspecified role, no
 /// parts).
 fn message(r: &mut Reader<'_>) -> Option<Message> {
-    r.object()?;
-    let (mut seen, mut first) = (0, true);
     let mut message = Message::new("", Role::Unspecified, Vec::new());
-    while let Some(key) = r.key(&mut first)? {
-        match key {
-            "messageId" => {
-                once(&mut seen, 0)?;
-                message.message_id = r.string()?;
-            }
-            "contextId" => {
-                once(&mut seen, 1)?;
-                message.context_id = non_empty(r.string()?);
-            }
-            "taskId" => {
-                once(&mut seen, 2)?;
-                message.task_id = non_empty(r.string()?);
-            }
-            "role" => {
-                once(&mut seen, 3)?;
-                message.role = role_from_name(&r.str()?)?;
-            }
-            "parts" => {
-                once(&mut seen, 4)?;
-                message.parts = list(r, part)?;
-            }
-            "metadata" => {
-                once(&mut seen, 5)?;
-                message.metadata = Some(metadata(r)?);
-            }
-            "extensions" => {
-                once(&mut seen, 6)?;
-                message.extensions = non_empty_vec(list(r, string)?);
-            }
-            "referenceTaskIds" => {
-                once(&mut seen, 7)?;
-                message.reference_task_ids = non_empty_vec(list(r, string)?);
-            }
-            _ => return None,
-        }
-    }
+    read_members!(r, {
+        "messageId" => message.message_id = r.string()?,
+        "contextId" => message.context_id = non_empty(r.string()?),
+        "taskId" => message.task_id = non_empty(r.string()?),
+        "role" => message.role = role_from_name(&r.str()?)?,
+        "parts" => message.parts = list(r, part)?,
+        "metadata" => message.metadata = Some(metadata(r)?),
+        "extensions" => message.extensions = non_empty_vec(list(r, string)?),
+        "referenceTaskIds" => message.reference_task_ids = non_empty_vec(list(r, string)?),
+    });
     Some(message)
 }
 
 /// `Part`: exactly one of `text`, `raw`, `url`, `data` (`data` may be any JSON value,
 /// `null` included).
 fn part(r: &mut Reader<'_>) -> Option<Part> {
-    r.object()?;
-    let (mut seen, mut first) = (0, true);
     let mut content = None;
     let mut part = Part {
         content: PartContent::Text(String::new()),
@@ -333,104 +235,52 @@ fn part(r: &mut Reader<'_>) -> Option<Part> {
         filename: None,
         media_type: None,
     };
-    while let Some(key) = r.key(&mut first)? {
-        let next = match key {
-            "text" => PartContent::Text(r.string()?),
-            "raw" => PartContent::Raw(r.string()?),
-            "url" => PartContent::Url(r.string()?),
-            "data" => PartContent::Data(r.json()?),
-            "metadata" => {
-                once(&mut seen, 0)?;
-                part.metadata = Some(metadata(r)?);
-                continue;
-            }
-            "filename" => {
-                once(&mut seen, 1)?;
-                part.filename = non_empty(r.string()?);
-                continue;
-            }
-            "mediaType" => {
-                once(&mut seen, 2)?;
-                part.media_type = non_empty(r.string()?);
-                continue;
-            }
-            _ => return None,
-        };
-        // A second content member, the same one again or another, is a serde-path error.
-        if content.replace(next).is_some() {
-            return None;
-        }
-    }
+    read_members!(r, {
+        "text" => one_content(&mut content, PartContent::Text(r.string()?))?,
+        "raw" => one_content(&mut content, PartContent::Raw(r.string()?))?,
+        "url" => one_content(&mut content, PartContent::Url(r.string()?))?,
+        "data" => one_content(&mut content, PartContent::Data(r.json()?))?,
+        "metadata" => part.metadata = Some(metadata(r)?),
+        "filename" => part.filename = non_empty(r.string()?),
+        "mediaType" => part.media_type = non_empty(r.string()?),
+    });
     part.content = content?;
     Some(part)
 }
 
+/// Takes a part's content member; `None` when the part already has one, which is a serde-path
+/// error (the same member again is refused as repeated before it comes here).
+fn one_content(content: &mut Option<PartContent>, next: PartContent) -> Option<()> {
+    content.replace(next).is_none().then_some(())
+}
+
 /// `TaskStatus`. The timestamp is kept as written.
 fn status(r: &mut Reader<'_>) -> Option<TaskStatus> {
-    r.object()?;
-    let (mut seen, mut first) = (0, true);
     let mut status = TaskStatus::new(TaskState::Unspecified);
-    while let Some(key) = r.key(&mut first)? {
-        match key {
-            "state" => {
-                once(&mut seen, 0)?;
-                status.state = state_from_name(&r.str()?)?;
-            }
-            "message" => {
-                once(&mut seen, 1)?;
-                status.message = Some(Box::new(message(r)?));
-            }
-            "timestamp" => {
-                once(&mut seen, 2)?;
-                status.timestamp = non_empty(r.string()?);
-            }
-            _ => return None,
-        }
-    }
+    read_members!(r, {
+        "state" => status.state = state_from_name(&r.str()?)?,
+        "message" => status.message = Some(Box::new(message(r)?)),
+        "timestamp" => status.timestamp = non_empty(r.string()?),
+    });
     Some(status)
 }
 
 /// `Artifact`.
 fn artifact(r: &mut Reader<'_>) -> Option<Artifact> {
-    r.object()?;
-    let (mut seen, mut first) = (0, true);
     let mut artifact = empty_artifact();
-    while let Some(key) = r.key(&mut first)? {
-        match key {
-            "artifactId" => {
-                once(&mut seen, 0)?;
-                artifact.artifact_id = r.string()?;
-            }
-            "name" => {
-                once(&mut seen, 1)?;
-                artifact.name = non_empty(r.string()?);
-            }
-            "description" => {
-                once(&mut seen, 2)?;
-                artifact.description = non_empty(r.string()?);
-            }
-            "parts" => {
-                once(&mut seen, 3)?;
-                artifact.parts = list(r, part)?;
-            }
-            "metadata" => {
-                once(&mut seen, 4)?;
-                artifact.metadata = Some(metadata(r)?);
-            }
-            "extensions" => {
-                once(&mut seen, 5)?;
-                artifact.extensions = non_empty_vec(list(r, string)?);
-            }
-            _ => return None,
-        }
-    }
+    read_members!(r, {
+        "artifactId" => artifact.artifact_id = r.string()?,
+        "name" => artifact.name = non_empty(r.string()?),
+        "description" => artifact.description = non_empty(r.string()?),
+        "parts" => artifact.parts = list(r, part)?,
+        "metadata" => artifact.metadata = Some(metadata(r)?),
+        "extensions" => artifact.extensions = non_empty_vec(list(r, string)?),
+    });
     Some(artifact)
 }
 
 /// `Task`.
 fn task(r: &mut Reader<'_>) -> Option<Task> {
-    r.object()?;
-    let (mut seen, mut first) = (0, true);
     let mut task = Task {
         id: String::new(),
         context_id: None,
@@ -439,42 +289,19 @@ fn task(r: &mut Reader<'_>) -> Option<Task> {
         history: None,
         metadata: None,
     };
-    while let Some(key) = r.key(&mut first)? {
-        match key {
-            "id" => {
-                once(&mut seen, 0)?;
-                task.id = r.string()?;
-            }
-            "contextId" => {
-                once(&mut seen, 1)?;
-                task.context_id = non_empty(r.string()?);
-            }
-            "status" => {
-                once(&mut seen, 2)?;
-                task.status = status(r)?;
-            }
-            "artifacts" => {
-                once(&mut seen, 3)?;
-                task.artifacts = non_empty_vec(list(r, artifact)?);
-            }
-            "history" => {
-                once(&mut seen, 4)?;
-                task.history = non_empty_vec(list(r, message)?);
-            }
-            "metadata" => {
-                once(&mut seen, 5)?;
-                task.metadata = Some(metadata(r)?);
-            }
-            _ => return None,
-        }
-    }
+    read_members!(r, {
+        "id" => task.id = r.string()?,
+        "contextId" => task.context_id = non_empty(r.string()?),
+        "status" => task.status = status(r)?,
+        "artifacts" => task.artifacts = non_empty_vec(list(r, artifact)?),
+        "history" => task.history = non_empty_vec(list(r, message)?),
+        "metadata" => task.metadata = Some(metadata(r)?),
+    });
     Some(task)
 }
 
 /// `TaskStatusUpdateEvent`: a 1.0 event carries no `final` flag, so the IR's is `None`.
 fn status_update(r: &mut Reader<'_>) -> Option<TaskStatusUpdateEvent> {
-    r.object()?;
-    let (mut seen, mut first) = (0, true);
     let mut update = TaskStatusUpdateEvent {
         task_id: String::new(),
         context_id: String::new(),
@@ -482,34 +309,17 @@ fn status_update(r: &mut Reader<'_>) -> Option<TaskStatusUpdateEvent> {
         final_flag: None,
         metadata: None,
     };
-    while let Some(key) = r.key(&mut first)? {
-        match key {
-            "taskId" => {
-                once(&mut seen, 0)?;
-                update.task_id = r.string()?;
-            }
-            "contextId" => {
-                once(&mut seen, 1)?;
-                update.context_id = r.string()?;
-            }
-            "status" => {
-                once(&mut seen, 2)?;
-                update.status = status(r)?;
-            }
-            "metadata" => {
-                once(&mut seen, 3)?;
-                update.metadata = Some(metadata(r)?);
-            }
-            _ => return None,
-        }
-    }
+    read_members!(r, {
+        "taskId" => update.task_id = r.string()?,
+        "contextId" => update.context_id = r.string()?,
+        "status" => update.status = status(r)?,
+        "metadata" => update.metadata = Some(metadata(r)?),
+    });
     Some(update)
 }
 
 /// `TaskArtifactUpdateEvent`: `append` and `lastChunk` are kept only when true.
 fn artifact_update(r: &mut Reader<'_>) -> Option<TaskArtifactUpdateEvent> {
-    r.object()?;
-    let (mut seen, mut first) = (0, true);
     let mut update = TaskArtifactUpdateEvent {
         task_id: String::new(),
         context_id: String::new(),
@@ -518,35 +328,14 @@ fn artifact_update(r: &mut Reader<'_>) -> Option<TaskArtifactUpdateEvent> {
         last_chunk: None,
         metadata: None,
     };
-    while let Some(key) = r.key(&mut first)? {
-        match key {
-            "taskId" => {
-                once(&mut seen, 0)?;
-                update.task_id = r.string()?;
-            }
-            "contextId" => {
-                once(&mut seen, 1)?;
-                update.context_id = r.string()?;
-            }
-            "artifact" => {
-                once(&mut seen, 2)?;
-                update.artifact = artifact(r)?;
-            }
-            "append" => {
-                once(&mut seen, 3)?;
-                update.append = r.bool()?.then_some(true);
-            }
-            "lastChunk" => {
-                once(&mut seen, 4)?;
-                update.last_chunk = r.bool()?.then_some(true);
-            }
-            "metadata" => {
-                once(&mut seen, 5)?;
-                update.metadata = Some(metadata(r)?);
-            }
-            _ => return None,
-        }
-    }
+    read_members!(r, {
+        "taskId" => update.task_id = r.string()?,
+        "contextId" => update.context_id = r.string()?,
+        "artifact" => update.artifact = artifact(r)?,
+        "append" => update.append = r.bool()?.then_some(true),
+        "lastChunk" => update.last_chunk = r.bool()?.then_some(true),
+        "metadata" => update.metadata = Some(metadata(r)?),
+    });
     Some(update)
 }
 

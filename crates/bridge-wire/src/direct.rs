@@ -8,7 +8,9 @@
 //! the parser's string and number code inlined into it; for a 150-byte request that code is
 //! larger than the instruction cache, and the translation spends its time fetching it
 //! (docs/benchmarks.md, "where the time goes"). [`Reader`] and the writing functions here are a
-//! handful of small non-generic functions that every direct decoder and encoder calls.
+//! handful of small non-generic functions that every direct decoder and encoder calls; an
+//! object's members are matched to its fields by [`read_members!`](crate::read_members), which
+//! expands to the loop a reader would write by hand.
 //!
 //! # Why a direct path may decline, and the serde path stays the authority
 //!
@@ -272,6 +274,64 @@ pub fn once(seen: &mut u64, bit: u32) -> Option<()> {
     }
     *seen |= mask;
     Some(())
+}
+
+/// Reads the object the reader `$r` is at, member by member: each member named in the list is
+/// read by its expression, and the object's reader answers `None` (from the function the macro
+/// stands in) at a member not in the list, a member given twice, or anything the reader
+/// declines. The macro's value is the mask of the members read, a member's bit being its place
+/// in the list (the first is bit 0).
+///
+/// ```
+/// use bridge_wire::direct::Reader;
+/// use bridge_wire::read_members;
+///
+/// fn point(bytes: &[u8]) -> Option<(i64, i64)> {
+///     let mut r = Reader::new(bytes)?;
+///     let (mut x, mut y) = (None, None);
+///     read_members!(r, {
+///         "x" => x = Some(r.integer()?),
+///         "y" => y = Some(r.integer()?),
+///     });
+///     r.end()?;
+///     Some((x?, y?))
+/// }
+///
+/// assert_eq!(point(br#"{"y":2,"x":1}"#), Some((1, 2)));
+/// assert_eq!(point(br#"{"x":1,"x":1}"#), None);
+/// assert_eq!(point(br#"{"x":1,"z":3}"#), None);
+/// ```
+///
+/// # Why a macro
+///
+/// Each reader states its members once, and the expansion is the loop a reader would write by
+/// hand: a `match` on the name over string literals, [`once`] with a constant bit, the member's
+/// expression inline; no table, no closure, no allocation. At most 64 members, checked when it
+/// compiles.
+#[macro_export]
+macro_rules! read_members {
+    ($r:ident, { $($name:literal => $read:expr),+ $(,)? }) => {{
+        $r.object()?;
+        let (mut seen, mut first) = (0u64, true);
+        while let Some(key) = $r.key(&mut first)? {
+            $crate::read_members!(@arms key, seen, (0u32), [] $($name => $read,)+);
+        }
+        seen
+    }};
+    (@arms $key:ident, $seen:ident, ($bit:expr), [$($arms:tt)*]
+        $name:literal => $read:expr, $($rest:tt)*) => {
+        $crate::read_members!(@arms $key, $seen, ($bit + 1), [$($arms)* $name => {
+            const { assert!($bit < 64, "an object reader takes at most 64 members") };
+            $crate::direct::once(&mut $seen, $bit)?;
+            $read;
+        }] $($rest)*)
+    };
+    (@arms $key:ident, $seen:ident, ($bit:expr), [$($arms:tt)*]) => {
+        match $key {
+            $($arms)*
+            _ => return None,
+        }
+    };
 }
 
 /// Writes `text` as a JSON string, escaped as `serde_json` escapes it.
@@ -685,6 +745,26 @@ mod tests {
             let mut reader = Reader::new(text.as_bytes()).unwrap();
             assert_eq!(reader.integer(), expected, "{text}");
         }
+    }
+
+    #[test]
+    fn read_members_answers_the_members_read_each_at_its_place_in_the_list() {
+        fn seen(text: &str) -> Option<u64> {
+            let mut r = Reader::new(text.as_bytes())?;
+            let seen = crate::read_members!(r, {
+                "a" => r.bool()?,
+                "b" => r.bool()?,
+                "c" => r.bool()?,
+            });
+            r.end()?;
+            Some(seen)
+        }
+        assert_eq!(seen("{}"), Some(0));
+        assert_eq!(seen(r#"{"c":true,"a":false}"#), Some(0b101));
+        assert_eq!(seen(r#"{"b":true}"#), Some(0b010));
+        assert_eq!(seen(r#"{"b":true,"b":true}"#), None);
+        assert_eq!(seen(r#"{"d":true}"#), None);
+        assert_eq!(seen(r#"{"a":1}"#), None);
     }
 
     #[test]
