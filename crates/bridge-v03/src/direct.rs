@@ -57,8 +57,10 @@ use crate::wire::task::WireState;
 #[must_use]
 pub fn decode_params(method: Method, params: Option<&[u8]>) -> Option<Call> {
     match method {
-        Method::SendMessage => send_params(params?).map(Call::SendMessage),
-        Method::SendStreamingMessage => send_params(params?).map(Call::SendStreamingMessage),
+        Method::SendMessage => Reader::document(params?, send_params).map(Call::SendMessage),
+        Method::SendStreamingMessage => {
+            Reader::document(params?, send_params).map(Call::SendStreamingMessage)
+        }
         _ => None,
     }
 }
@@ -79,7 +81,7 @@ pub fn encode_params(call: &Call) -> Option<Vec<u8>> {
 /// serde path must judge.
 #[must_use]
 pub fn decode_result(method: Method, result: &[u8]) -> Option<Reply> {
-    let event = read_document(result)?;
+    let event = Reader::document(result, read_event)?;
     match (method, event) {
         (Method::SendMessage, StreamEvent::Task(task)) => Some(Reply::Send(SendResult::Task(task))),
         (Method::SendMessage, StreamEvent::Message(message)) => {
@@ -126,7 +128,7 @@ pub fn encode_result_into(out: &mut Vec<u8>, method: Method, reply: &Reply) -> O
 /// Decodes one stream event directly; `None` for anything the serde path must judge.
 #[must_use]
 pub fn decode_event(result: &[u8]) -> Option<StreamEvent> {
-    read_document(result)
+    Reader::document(result, read_event)
 }
 
 /// Encodes one stream event directly; `None` when the serde path would report a loss.
@@ -157,16 +159,14 @@ pub fn encode_event(event: &StreamEvent) -> Option<Vec<u8>> {
 // ---------------------------------------------------------------------------------------------
 // Decoding.
 
-/// A `MessageSendParams` document.
-fn send_params(bytes: &[u8]) -> Option<SendMessageParams> {
-    let mut r = Reader::new(bytes)?;
+/// A `MessageSendParams` object.
+fn send_params(r: &mut Reader<'_>) -> Option<SendMessageParams> {
     let (mut message, mut configuration, mut metadata) = (None, None, None);
     read_members!(r, {
-        "message" => message = Some(read_message(&mut r)?),
-        "configuration" => configuration = Some(read_configuration(&mut r)?),
+        "message" => message = Some(read_message(r)?),
+        "configuration" => configuration = Some(read_configuration(r)?),
         "metadata" => metadata = Some(r.json_object()?),
     });
-    r.end()?;
     Some(SendMessageParams {
         message: message?,
         configuration,
@@ -179,7 +179,7 @@ fn send_params(bytes: &[u8]) -> Option<SendMessageParams> {
 fn read_configuration(r: &mut Reader<'_>) -> Option<SendMessageConfig> {
     let mut config = SendMessageConfig::default();
     read_members!(r, {
-        "acceptedOutputModes" => config.accepted_output_modes = Some(read_strings(r)?),
+        "acceptedOutputModes" => config.accepted_output_modes = Some(r.strings()?),
         "blocking" => config.blocking = Some(r.bool()?),
         "historyLength" => config.history_length = history_into_ir(Some(read_i32(r)?)),
         "pushNotificationConfig" => config.push_config = Some(read_push_config(r)?),
@@ -210,18 +210,13 @@ fn read_push_config(r: &mut Reader<'_>) -> Option<TaskPushConfig> {
 fn read_authentication(r: &mut Reader<'_>) -> Option<PushAuthentication> {
     let (mut schemes, mut credentials) = (None, None);
     read_members!(r, {
-        "schemes" => schemes = Some(read_strings(r)?),
+        "schemes" => schemes = Some(r.strings()?),
         "credentials" => credentials = Some(r.string()?),
     });
     Some(PushAuthentication {
         schemes: schemes?,
         credentials,
     })
-}
-
-/// An array of strings.
-fn read_strings(r: &mut Reader<'_>) -> Option<Vec<String>> {
-    read_array(r, Reader::string)
 }
 
 /// An integer the serde path reads as an `i32`: digits with an optional minus sign, within
@@ -262,8 +257,8 @@ fn read_message(r: &mut Reader<'_>) -> Option<Message> {
         "role" => role = Some(read_role(r)?),
         "parts" => parts = Some(read_parts(r)?),
         "metadata" => message.metadata = Some(r.json_object()?),
-        "extensions" => message.extensions = Some(read_strings(r)?),
-        "referenceTaskIds" => message.reference_task_ids = Some(read_strings(r)?),
+        "extensions" => message.extensions = Some(r.strings()?),
+        "referenceTaskIds" => message.reference_task_ids = Some(r.strings()?),
     });
     message.message_id = message_id?;
     message.role = role?;
@@ -273,7 +268,7 @@ fn read_message(r: &mut Reader<'_>) -> Option<Message> {
 
 /// An array of 0.3 parts.
 fn read_parts(r: &mut Reader<'_>) -> Option<Vec<Part>> {
-    read_array(r, read_part)
+    r.list(read_part)
 }
 
 /// The content of a `file` member, with its name and media type.
@@ -369,7 +364,7 @@ fn read_artifact(r: &mut Reader<'_>) -> Option<Artifact> {
         "description" => description = Some(r.string()?),
         "parts" => parts = Some(read_parts(r)?),
         "metadata" => metadata = Some(r.json_object()?),
-        "extensions" => extensions = Some(read_strings(r)?),
+        "extensions" => extensions = Some(r.strings()?),
     });
     Some(Artifact {
         artifact_id: artifact_id?,
@@ -379,26 +374,6 @@ fn read_artifact(r: &mut Reader<'_>) -> Option<Artifact> {
         metadata,
         extensions,
     })
-}
-
-/// An array of `item`s.
-fn read_array<'a, T>(
-    r: &mut Reader<'a>,
-    mut item: impl FnMut(&mut Reader<'a>) -> Option<T>,
-) -> Option<Vec<T>> {
-    r.array()?;
-    let mut first = true;
-    if !r.element(&mut first)? {
-        return Some(Vec::new());
-    }
-    // Allocated once up front rather than grown from nothing at the first push.
-    let mut list = Vec::with_capacity(4);
-    loop {
-        list.push(item(r)?);
-        if !r.element(&mut first)? {
-            return Some(list);
-        }
-    }
 }
 
 /// The member bits of a send result or stream event object; each shape allows a subset. A
@@ -483,14 +458,6 @@ struct Slots {
     last_chunk: Option<bool>,
 }
 
-/// One whole send result or stream event document.
-fn read_document(bytes: &[u8]) -> Option<StreamEvent> {
-    let mut r = Reader::new(bytes)?;
-    let event = read_event(&mut r)?;
-    r.end()?;
-    Some(event)
-}
-
 /// A task, message, status update or artifact update object.
 fn read_event(r: &mut Reader<'_>) -> Option<StreamEvent> {
     let (seen, slots) = read_slots(r)?;
@@ -515,13 +482,13 @@ fn read_slots(r: &mut Reader<'_>) -> Option<(u64, Slots)> {
         "taskId" => s.task_id = Some(r.string()?),
         "messageId" => s.message_id = Some(r.string()?),
         "status" => s.status = Some(read_status(r)?),
-        "artifacts" => s.artifacts = Some(read_array(r, read_artifact)?),
-        "history" => s.history = Some(read_array(r, read_message)?),
+        "artifacts" => s.artifacts = Some(r.list(read_artifact)?),
+        "history" => s.history = Some(r.list(read_message)?),
         "metadata" => s.metadata = Some(r.json_object()?),
         "role" => s.role = Some(read_role(r)?),
         "parts" => s.parts = Some(read_parts(r)?),
-        "extensions" => s.extensions = Some(read_strings(r)?),
-        "referenceTaskIds" => s.reference_task_ids = Some(read_strings(r)?),
+        "extensions" => s.extensions = Some(r.strings()?),
+        "referenceTaskIds" => s.reference_task_ids = Some(r.strings()?),
         "final" => s.final_flag = Some(r.bool()?),
         "artifact" => s.artifact = Some(read_artifact(r)?),
         "append" => s.append = Some(r.bool()?),

@@ -72,13 +72,6 @@ fn unsupported(method: Method) -> EncodeError {
     }
 }
 
-fn translated(bytes: Vec<u8>, losses: Losses) -> Translated<Vec<u8>> {
-    Translated {
-        value: bytes,
-        losses: losses.into_vec(),
-    }
-}
-
 bridge_wire::direct_or_serde!(V03JsonRpc, direct: direct, serde: V03SerdeJsonRpc);
 
 impl JsonRpcCodec for V03SerdeJsonRpc {
@@ -103,7 +96,7 @@ impl JsonRpcCodec for V03SerdeJsonRpc {
         let mut losses = Losses::default();
         let bytes =
             wire::params::encode_params(call, &mut losses).ok_or_else(|| unsupported(method))?;
-        Ok(translated(bytes, losses))
+        Ok(losses.translated(bytes))
     }
 
     fn decode_result(&self, method: Method, result: &[u8]) -> Result<Reply, DecodeError> {
@@ -191,7 +184,7 @@ impl JsonRpcCodec for V03SerdeJsonRpc {
                 )));
             }
         };
-        Ok(translated(bytes, losses))
+        Ok(losses.translated(bytes))
     }
 
     fn decode_event(&self, result: &[u8]) -> Result<StreamEvent, DecodeError> {
@@ -201,7 +194,7 @@ impl JsonRpcCodec for V03SerdeJsonRpc {
     fn encode_event(&self, event: StreamEvent) -> Translated<Vec<u8>> {
         let mut losses = Losses::default();
         let bytes = wire::event::encode_event(event, &mut losses);
-        translated(bytes, losses)
+        losses.translated(bytes)
     }
 
     fn decode_error(&self, error: &[u8]) -> Result<RpcError, DecodeError> {
@@ -211,7 +204,7 @@ impl JsonRpcCodec for V03SerdeJsonRpc {
     fn encode_error(&self, error: RpcError) -> Translated<Vec<u8>> {
         let mut losses = Losses::default();
         let bytes = to_bytes(&WireError::from_ir(error, &mut losses));
-        translated(bytes, losses)
+        losses.translated(bytes)
     }
 
     fn decode_card(&self, card: &[u8]) -> Result<AgentCard, DecodeError> {
@@ -221,7 +214,7 @@ impl JsonRpcCodec for V03SerdeJsonRpc {
     fn encode_card(&self, card: AgentCard) -> Result<Translated<Vec<u8>>, EncodeError> {
         let mut losses = Losses::default();
         let wire = WireCard::from_ir(card, &mut losses).ok_or_else(no_interface)?;
-        Ok(translated(to_bytes(&wire), losses))
+        Ok(losses.translated(to_bytes(&wire)))
     }
 }
 

@@ -64,8 +64,10 @@ use crate::wire::timestamp::to_utc;
 pub fn decode_params(method: Method, params: Option<&[u8]>) -> Option<Call> {
     let bytes = params?;
     match method {
-        Method::SendMessage => whole(bytes, send_params).map(Call::SendMessage),
-        Method::SendStreamingMessage => whole(bytes, send_params).map(Call::SendStreamingMessage),
+        Method::SendMessage => Reader::document(bytes, send_params).map(Call::SendMessage),
+        Method::SendStreamingMessage => {
+            Reader::document(bytes, send_params).map(Call::SendStreamingMessage)
+        }
         _ => None,
     }
 }
@@ -76,8 +78,8 @@ pub fn decode_params(method: Method, params: Option<&[u8]>) -> Option<Call> {
 #[must_use]
 pub fn decode_result(method: Method, result: &[u8]) -> Option<Reply> {
     match method {
-        Method::SendMessage => whole(result, send_result).map(Reply::Send),
-        Method::GetTask | Method::CancelTask => whole(result, task).map(Reply::Task),
+        Method::SendMessage => Reader::document(result, send_result).map(Reply::Send),
+        Method::GetTask | Method::CancelTask => Reader::document(result, task).map(Reply::Task),
         Method::SendStreamingMessage | Method::SubscribeToTask => {
             decode_event(result).map(Reply::Event)
         }
@@ -88,15 +90,7 @@ pub fn decode_result(method: Method, result: &[u8]) -> Option<Reply> {
 /// One `StreamResponse` read directly, or `None` when the serde path must read it.
 #[must_use]
 pub fn decode_event(result: &[u8]) -> Option<StreamEvent> {
-    whole(result, event)
-}
-
-/// Reads one whole document with `read`: nothing may follow the value.
-fn whole<'a, T>(bytes: &'a [u8], read: fn(&mut Reader<'a>) -> Option<T>) -> Option<T> {
-    let mut reader = Reader::new(bytes)?;
-    let value = read(&mut reader)?;
-    reader.end()?;
-    Some(value)
+    Reader::document(result, event)
 }
 
 /// An implicit-presence string as the IR holds it: empty means unset.
@@ -107,27 +101,6 @@ fn non_empty(text: String) -> Option<String> {
 /// A repeated field as the IR holds it: empty means unset.
 fn non_empty_vec<T>(list: Vec<T>) -> Option<Vec<T>> {
     (!list.is_empty()).then_some(list)
-}
-
-/// An array, each element read with `item`.
-fn list<'a, T>(r: &mut Reader<'a>, item: fn(&mut Reader<'a>) -> Option<T>) -> Option<Vec<T>> {
-    r.array()?;
-    let mut first = true;
-    if !r.element(&mut first)? {
-        return Some(Vec::new());
-    }
-    // Allocated once up front rather than grown from nothing at the first push.
-    let mut out = Vec::with_capacity(4);
-    loop {
-        out.push(item(r)?);
-        if !r.element(&mut first)? {
-            return Some(out);
-        }
-    }
-}
-
-fn string(r: &mut Reader<'_>) -> Option<String> {
-    r.string()
 }
 
 /// A `ProtoJSON` `int32` written as a plain integer (the string and `3.0` spellings the serde
@@ -165,7 +138,7 @@ fn configuration(r: &mut Reader<'_>) -> Option<SendMessageConfig> {
     let mut config = SendMessageConfig::default();
     let mut return_immediately = false;
     read_members!(r, {
-        "acceptedOutputModes" => config.accepted_output_modes = non_empty_vec(list(r, string)?),
+        "acceptedOutputModes" => config.accepted_output_modes = non_empty_vec(r.strings()?),
         "taskPushNotificationConfig" => config.push_config = Some(push_config(r)?),
         "historyLength" => config.history_length = Some(int32(r)?),
         "returnImmediately" => return_immediately = r.bool()?,
@@ -217,10 +190,10 @@ fn message(r: &mut Reader<'_>) -> Option<Message> {
         "contextId" => message.context_id = non_empty(r.string()?),
         "taskId" => message.task_id = non_empty(r.string()?),
         "role" => message.role = role_from_name(&r.str()?)?,
-        "parts" => message.parts = list(r, part)?,
+        "parts" => message.parts = r.list(part)?,
         "metadata" => message.metadata = Some(metadata(r)?),
-        "extensions" => message.extensions = non_empty_vec(list(r, string)?),
-        "referenceTaskIds" => message.reference_task_ids = non_empty_vec(list(r, string)?),
+        "extensions" => message.extensions = non_empty_vec(r.strings()?),
+        "referenceTaskIds" => message.reference_task_ids = non_empty_vec(r.strings()?),
     });
     Some(message)
 }
@@ -272,9 +245,9 @@ fn artifact(r: &mut Reader<'_>) -> Option<Artifact> {
         "artifactId" => artifact.artifact_id = r.string()?,
         "name" => artifact.name = non_empty(r.string()?),
         "description" => artifact.description = non_empty(r.string()?),
-        "parts" => artifact.parts = list(r, part)?,
+        "parts" => artifact.parts = r.list(part)?,
         "metadata" => artifact.metadata = Some(metadata(r)?),
-        "extensions" => artifact.extensions = non_empty_vec(list(r, string)?),
+        "extensions" => artifact.extensions = non_empty_vec(r.strings()?),
     });
     Some(artifact)
 }
@@ -293,8 +266,8 @@ fn task(r: &mut Reader<'_>) -> Option<Task> {
         "id" => task.id = r.string()?,
         "contextId" => task.context_id = non_empty(r.string()?),
         "status" => task.status = status(r)?,
-        "artifacts" => task.artifacts = non_empty_vec(list(r, artifact)?),
-        "history" => task.history = non_empty_vec(list(r, message)?),
+        "artifacts" => task.artifacts = non_empty_vec(r.list(artifact)?),
+        "history" => task.history = non_empty_vec(r.list(message)?),
         "metadata" => task.metadata = Some(metadata(r)?),
     });
     Some(task)

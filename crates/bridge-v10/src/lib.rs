@@ -121,10 +121,7 @@ impl JsonRpcCodec for V10SerdeJsonRpc {
         };
         let mut losses = Losses::default();
         let out = encode_params(call, &mut losses);
-        Ok(Translated {
-            value: encode(&out, size),
-            losses: losses.into_vec(),
-        })
+        Ok(losses.translated(encode(&out, size)))
     }
 
     fn decode_result(&self, method: Method, result: &[u8]) -> Result<Reply, DecodeError> {
@@ -212,10 +209,7 @@ impl JsonRpcCodec for V10SerdeJsonRpc {
                 )));
             }
         };
-        Ok(Translated {
-            value: bytes,
-            losses: losses.into_vec(),
-        })
+        Ok(losses.translated(bytes))
     }
 
     fn decode_event(&self, result: &[u8]) -> Result<StreamEvent, DecodeError> {
@@ -227,7 +221,7 @@ impl JsonRpcCodec for V10SerdeJsonRpc {
     fn encode_event(&self, event: StreamEvent) -> Translated<Vec<u8>> {
         let mut losses = Losses::default();
         let out = StreamResponseOut::from_ir(event, &mut losses);
-        translated(&out, losses)
+        losses.translated(to_bytes(&out))
     }
 
     fn decode_error(&self, error: &[u8]) -> Result<RpcError, DecodeError> {
@@ -237,7 +231,7 @@ impl JsonRpcCodec for V10SerdeJsonRpc {
     fn encode_error(&self, error: RpcError) -> Translated<Vec<u8>> {
         let mut losses = Losses::default();
         let out = ErrorOut::from_ir(error, &mut losses);
-        translated(&out, losses)
+        losses.translated(to_bytes(&out))
     }
 
     fn decode_card(&self, card: &[u8]) -> Result<AgentCard, DecodeError> {
@@ -247,18 +241,11 @@ impl JsonRpcCodec for V10SerdeJsonRpc {
     fn encode_card(&self, card: AgentCard) -> Result<Translated<Vec<u8>>, EncodeError> {
         let mut losses = Losses::default();
         let out = CardOut::from_ir(card, &mut losses);
-        Ok(translated(&out, losses))
+        Ok(losses.translated(to_bytes(&out)))
     }
 }
 
 bridge_wire::direct_or_serde!(V10JsonRpc, direct: direct, serde: V10SerdeJsonRpc);
-
-fn translated<T: serde::Serialize>(out: &T, losses: Losses) -> Translated<Vec<u8>> {
-    Translated {
-        value: to_bytes(out),
-        losses: losses.into_vec(),
-    }
-}
 
 /// What a reply is, for the error naming a reply that does not fit its method.
 const fn reply_kind(reply: &Reply) -> &'static str {

@@ -441,10 +441,7 @@ impl RestCodec for V10Rest {
         };
         RestError {
             status,
-            body: Translated {
-                value: serde_json::to_vec(&body).unwrap_or_default(),
-                losses: losses.into_vec(),
-            },
+            body: losses.translated(serde_json::to_vec(&body).unwrap_or_default()),
         }
     }
 }

@@ -54,6 +54,15 @@ impl<'a> Reader<'a> {
         })
     }
 
+    /// Reads one whole document with `read`: `None` when the bytes are not UTF-8, when `read`
+    /// declines, or when anything but whitespace follows the value.
+    pub fn document<T>(bytes: &'a [u8], read: impl FnOnce(&mut Self) -> Option<T>) -> Option<T> {
+        let mut reader = Self::new(bytes)?;
+        let value = read(&mut reader)?;
+        reader.end()?;
+        Some(value)
+    }
+
     /// Opens an object: `{`.
     pub fn object(&mut self) -> Option<()> {
         self.open(b'{')
@@ -127,6 +136,29 @@ impl<'a> Reader<'a> {
             }
             _ => None,
         }
+    }
+
+    /// An array, each element read with `item` (a generic, so each element reader is called
+    /// directly).
+    pub fn list<T>(&mut self, mut item: impl FnMut(&mut Self) -> Option<T>) -> Option<Vec<T>> {
+        self.array()?;
+        let mut first = true;
+        if !self.element(&mut first)? {
+            return Some(Vec::new());
+        }
+        // Allocated once up front rather than grown from nothing at the first push.
+        let mut list = Vec::with_capacity(4);
+        loop {
+            list.push(item(self)?);
+            if !self.element(&mut first)? {
+                return Some(list);
+            }
+        }
+    }
+
+    /// An array of strings.
+    pub fn strings(&mut self) -> Option<Vec<String>> {
+        self.list(Self::string)
     }
 
     /// Reads `null` if it is next, and answers whether it was.
@@ -765,6 +797,22 @@ mod tests {
         assert_eq!(seen(r#"{"b":true,"b":true}"#), None);
         assert_eq!(seen(r#"{"d":true}"#), None);
         assert_eq!(seen(r#"{"a":1}"#), None);
+    }
+
+    #[test]
+    fn a_document_is_one_value_and_a_list_reads_each_element_with_its_reader() {
+        let strings = |text: &str| Reader::document(text.as_bytes(), Reader::strings);
+        assert_eq!(
+            strings(r#" ["a", "b"] "#),
+            Some(vec!["a".into(), "b".into()])
+        );
+        assert_eq!(strings("[]"), Some(Vec::new()));
+        assert_eq!(strings(r#"["a"] ["b"]"#), None);
+        assert_eq!(strings(r#"["a", 1]"#), None);
+        let integers = Reader::document(b"[1,[2]]", |r| r.list(|r| r.list(Reader::integer)));
+        assert_eq!(integers, None);
+        let integers = Reader::document(b"[[1],[2,3]]", |r| r.list(|r| r.list(Reader::integer)));
+        assert_eq!(integers, Some(vec![vec![1], vec![2, 3]]));
     }
 
     #[test]

@@ -27,7 +27,7 @@
 
 use std::fmt;
 
-use bridge_ir::{Loss, LossKind};
+use bridge_ir::{Loss, LossKind, Translated};
 use serde::de::DeserializeOwned;
 
 /// A position in a document: a root name, then fields, map keys and array indices.
@@ -114,6 +114,15 @@ impl Losses {
     #[must_use]
     pub fn into_vec(self) -> Vec<Loss> {
         self.0
+    }
+
+    /// `value` with the losses recorded in encoding it.
+    #[must_use]
+    pub fn translated<T>(self, value: T) -> Translated<T> {
+        Translated {
+            value,
+            losses: self.0,
+        }
     }
 }
 

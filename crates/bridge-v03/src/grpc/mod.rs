@@ -100,10 +100,7 @@ pub fn decode_request(method: Method, message: &[u8]) -> Result<Call, DecodeErro
 pub fn encode_request(call: Call) -> Translated<Vec<u8>> {
     let mut losses = Losses::default();
     let value = encode::request(call, &mut losses);
-    Translated {
-        value,
-        losses: losses.into_vec(),
-    }
+    losses.translated(value)
 }
 
 /// The reply in a response message of `method` (one stream message for a streaming method).
@@ -124,10 +121,7 @@ pub fn decode_response(method: Method, message: &[u8]) -> Result<Reply, DecodeEr
 pub fn encode_response(method: Method, reply: Reply) -> Result<Translated<Vec<u8>>, EncodeError> {
     let mut losses = Losses::default();
     let value = encode::response(method, reply, &mut losses)?;
-    Ok(Translated {
-        value,
-        losses: losses.into_vec(),
-    })
+    Ok(losses.translated(value))
 }
 
 /// One stream message's event.
@@ -145,10 +139,7 @@ pub fn encode_event(event: StreamEvent) -> Translated<Vec<u8>> {
     use prost::Message as _;
     let mut losses = Losses::default();
     let value = encode::stream_message(event, &mut losses).encode_to_vec();
-    Translated {
-        value,
-        losses: losses.into_vec(),
-    }
+    losses.translated(value)
 }
 
 /// The 0.3 gRPC codec: [`decode_request`], [`encode_response`], [`encode_event`] and the 0.3

@@ -94,10 +94,7 @@ pub fn decode_request(method: Method, message: &[u8]) -> Result<Call, DecodeErro
 pub fn encode_request(call: Call) -> Translated<Vec<u8>> {
     let mut losses = Losses::default();
     let value = encode::request(call, &mut losses);
-    Translated {
-        value,
-        losses: losses.into_vec(),
-    }
+    losses.translated(value)
 }
 
 /// The reply in a response message of `method` (one stream message for a streaming method).
@@ -119,10 +116,7 @@ pub fn encode_response(method: Method, reply: Reply) -> Result<Translated<Vec<u8
     let value = encode::response(method, reply, &mut losses).ok_or_else(|| {
         EncodeError::Unrepresentable(format!("{method:?} does not answer that reply"))
     })?;
-    Ok(Translated {
-        value,
-        losses: losses.into_vec(),
-    })
+    Ok(losses.translated(value))
 }
 
 /// One stream message's event.
@@ -140,10 +134,7 @@ pub fn encode_event(event: StreamEvent) -> Translated<Vec<u8>> {
     use prost::Message as _;
     let mut losses = Losses::default();
     let value = encode::stream_message(event, &mut losses).encode_to_vec();
-    Translated {
-        value,
-        losses: losses.into_vec(),
-    }
+    losses.translated(value)
 }
 
 /// The 1.0 gRPC codec: [`decode_request`], [`encode_response`], [`encode_event`] and the error
