@@ -45,6 +45,7 @@ use bridge_ir::{
     TaskArtifactUpdateEvent, TaskPushConfig, TaskState, TaskStatus, TaskStatusUpdateEvent,
 };
 use bridge_wire::direct::{Reader, write_key, write_str, write_value};
+use bridge_wire::protobuf::{non_empty, non_empty_list};
 use bridge_wire::read_members;
 use bridge_wire::support::{is_standard_base64, parts_size, task_size};
 
@@ -93,16 +94,6 @@ pub fn decode_event(result: &[u8]) -> Option<StreamEvent> {
     Reader::document(result, event)
 }
 
-/// An implicit-presence string as the IR holds it: empty means unset.
-fn non_empty(text: String) -> Option<String> {
-    (!text.is_empty()).then_some(text)
-}
-
-/// A repeated field as the IR holds it: empty means unset.
-fn non_empty_vec<T>(list: Vec<T>) -> Option<Vec<T>> {
-    (!list.is_empty()).then_some(list)
-}
-
 /// A `ProtoJSON` `int32` written as a plain integer (the string and `3.0` spellings the serde
 /// path also takes are declined).
 fn int32(r: &mut Reader<'_>) -> Option<i32> {
@@ -138,7 +129,7 @@ fn configuration(r: &mut Reader<'_>) -> Option<SendMessageConfig> {
     let mut config = SendMessageConfig::default();
     let mut return_immediately = false;
     read_members!(r, {
-        "acceptedOutputModes" => config.accepted_output_modes = non_empty_vec(r.strings()?),
+        "acceptedOutputModes" => config.accepted_output_modes = non_empty_list(r.strings()?),
         "taskPushNotificationConfig" => config.push_config = Some(push_config(r)?),
         "historyLength" => config.history_length = Some(int32(r)?),
         "returnImmediately" => return_immediately = r.bool()?,
@@ -192,8 +183,8 @@ fn message(r: &mut Reader<'_>) -> Option<Message> {
         "role" => message.role = role_from_name(&r.str()?)?,
         "parts" => message.parts = r.list(part)?,
         "metadata" => message.metadata = Some(metadata(r)?),
-        "extensions" => message.extensions = non_empty_vec(r.strings()?),
-        "referenceTaskIds" => message.reference_task_ids = non_empty_vec(r.strings()?),
+        "extensions" => message.extensions = non_empty_list(r.strings()?),
+        "referenceTaskIds" => message.reference_task_ids = non_empty_list(r.strings()?),
     });
     Some(message)
 }
@@ -247,7 +238,7 @@ fn artifact(r: &mut Reader<'_>) -> Option<Artifact> {
         "description" => artifact.description = non_empty(r.string()?),
         "parts" => artifact.parts = r.list(part)?,
         "metadata" => artifact.metadata = Some(metadata(r)?),
-        "extensions" => artifact.extensions = non_empty_vec(r.strings()?),
+        "extensions" => artifact.extensions = non_empty_list(r.strings()?),
     });
     Some(artifact)
 }
@@ -266,8 +257,8 @@ fn task(r: &mut Reader<'_>) -> Option<Task> {
         "id" => task.id = r.string()?,
         "contextId" => task.context_id = non_empty(r.string()?),
         "status" => task.status = status(r)?,
-        "artifacts" => task.artifacts = non_empty_vec(r.list(artifact)?),
-        "history" => task.history = non_empty_vec(r.list(message)?),
+        "artifacts" => task.artifacts = non_empty_list(r.list(artifact)?),
+        "history" => task.history = non_empty_list(r.list(message)?),
         "metadata" => task.metadata = Some(metadata(r)?),
     });
     Some(task)

@@ -12,10 +12,11 @@
 //! - [`sse`]: splitting a `text/event-stream` body into events under a size cap, and framing.
 //! - [`timestamp`]: the `google.protobuf.Timestamp` text form.
 //! - [`protobuf`]: the well-known protobuf types of the gRPC forms (`Struct`, `Value`,
-//!   `Timestamp`, `bytes`) as the IR holds them.
+//!   `Timestamp`, `bytes`) as the IR holds them, and proto3's implicit presence.
 //!
 //! The layering is strict: `scan` depends on nothing here, `direct` on `scan` and `support`,
-//! `jsonrpc` on `scan` and `direct`, `path` on `support`, `protobuf` on `timestamp`; no module
+//! `jsonrpc` on `scan` and `direct`, `path` on `support`, `protobuf` on
+//! `path` and `timestamp`; no module
 //! imports one that imports it.
 
 pub mod direct;

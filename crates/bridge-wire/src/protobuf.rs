@@ -11,13 +11,14 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
-use bridge_ir::JsonObject;
+use bridge_ir::{JsonObject, LossKind};
 use prost_types::value::Kind;
 use prost_types::{ListValue, Struct, Timestamp, Value};
 use serde_json::Number;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
+use crate::path::{Losses, Path};
 use crate::timestamp::{Utc, utc};
 
 /// 2⁵³: past it, not every integer is a double.
@@ -167,6 +168,54 @@ pub fn timestamp_of_text(text: &str) -> TimestampOf {
     } else {
         TimestampOf::Exact(timestamp)
     }
+}
+
+/// IR metadata as a `Struct`, with a [`LossKind::ValueConverted`] at `at` when a number had to
+/// change ([`struct_of_object`]).
+#[must_use]
+pub fn struct_at(object: Option<JsonObject>, at: &Path<'_>, losses: &mut Losses) -> Option<Struct> {
+    object.map(|object| {
+        let (value, changed) = struct_of_object(object);
+        if changed {
+            losses.push(LossKind::ValueConverted, at);
+        }
+        value
+    })
+}
+
+/// An IR timestamp as a `Timestamp` ([`timestamp_of_text`]), with a loss at `at` when it was
+/// read as UTC for want of a zone, or is not one a `Timestamp` holds (and is left out).
+#[must_use]
+pub fn timestamp_at(text: &str, at: &Path<'_>, losses: &mut Losses) -> Option<Timestamp> {
+    match timestamp_of_text(text) {
+        TimestampOf::Exact(timestamp) => Some(timestamp),
+        TimestampOf::AssumedUtc(timestamp) => {
+            losses.push(LossKind::TimestampAssumedUtc, at);
+            Some(timestamp)
+        }
+        TimestampOf::Unparsed => {
+            losses.push(LossKind::TimestampUnparsed, at);
+            None
+        }
+    }
+}
+
+/// A proto3 string read with implicit presence: empty is unset.
+#[must_use]
+pub fn non_empty(text: String) -> Option<String> {
+    (!text.is_empty()).then_some(text)
+}
+
+/// A proto3 repeated field as the IR holds it: empty is unset.
+#[must_use]
+pub fn non_empty_list<T>(items: Vec<T>) -> Option<Vec<T>> {
+    (!items.is_empty()).then_some(items)
+}
+
+/// A proto3 `bool` read with implicit presence: `false` is unset.
+#[must_use]
+pub fn only_true(value: bool) -> Option<bool> {
+    value.then_some(true)
 }
 
 /// Protobuf `bytes` as the IR holds them: standard base64 with padding, as `ProtoJSON` writes

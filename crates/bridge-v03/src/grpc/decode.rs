@@ -45,7 +45,9 @@ use bridge_ir::{
     TaskArtifactUpdateEvent, TaskIdParams, TaskPushConfig, TaskState, TaskStatus,
     TaskStatusUpdateEvent,
 };
-use bridge_wire::protobuf::{object_of_struct, text_of_bytes, text_of_timestamp};
+use bridge_wire::protobuf::{
+    non_empty, non_empty_list, object_of_struct, only_true, text_of_bytes, text_of_timestamp,
+};
 use serde_json::Value;
 
 use super::proto;
@@ -60,18 +62,6 @@ use crate::wire::message::unwrap_compat;
 /// `bytes` decoded as the protobuf message `M`, the failure naming `what`.
 fn message_of<M: prost::Message + Default>(bytes: &[u8], what: &str) -> Result<M, DecodeError> {
     M::decode(bytes).map_err(|e| DecodeError::new(format!("{what}: {e}")))
-}
-
-fn set(text: String) -> Option<String> {
-    (!text.is_empty()).then_some(text)
-}
-
-fn listed<T>(items: Vec<T>) -> Option<Vec<T>> {
-    (!items.is_empty()).then_some(items)
-}
-
-fn flag(value: bool) -> Option<bool> {
-    value.then_some(true)
 }
 
 /// A member 0.3 requires, refused when empty (absent, as proto3 says).
@@ -261,7 +251,7 @@ fn send_params(request: proto::SendMessageRequest) -> Result<SendMessageParams, 
     Ok(SendMessageParams {
         message,
         configuration: Some(SendMessageConfig {
-            accepted_output_modes: listed(config.accepted_output_modes),
+            accepted_output_modes: non_empty_list(config.accepted_output_modes),
             history_length: history(config.history_length),
             push_config: config
                 .push_notification
@@ -291,15 +281,15 @@ fn push_config(
             }
             Ok(PushAuthentication {
                 schemes: auth.schemes,
-                credentials: set(auth.credentials),
+                credentials: non_empty(auth.credentials),
             })
         })
         .transpose()?;
     Ok(TaskPushConfig {
         task_id,
-        id: set(config.id),
+        id: non_empty(config.id),
         url: required(config.url, &at.field("url"))?,
-        token: set(config.token),
+        token: non_empty(config.token),
         authentication,
         tenant: None,
     })
@@ -394,8 +384,8 @@ pub(super) fn event(bytes: &[u8]) -> Result<StreamEvent, DecodeError> {
                 task_id: required(update.task_id, &at.field("taskId"))?,
                 context_id: required(update.context_id, &at.field("contextId"))?,
                 artifact: artifact(present(update.artifact, &artifact_at)?, &artifact_at)?,
-                append: flag(update.append),
-                last_chunk: flag(update.last_chunk),
+                append: only_true(update.append),
+                last_chunk: only_true(update.last_chunk),
                 metadata: metadata(update.metadata),
             })
         }
@@ -446,12 +436,12 @@ fn timestamp(value: &prost_types::Timestamp, at: &Path<'_>) -> Result<String, De
 fn message(message: proto::Message, at: &Path<'_>) -> Result<Message, DecodeError> {
     Ok(Message {
         message_id: required(message.message_id, &at.field("messageId"))?,
-        context_id: set(message.context_id),
-        task_id: set(message.task_id),
+        context_id: non_empty(message.context_id),
+        task_id: non_empty(message.task_id),
         role: role(message.role, &at.field("role"))?,
         parts: parts(message.content, &at.field("content"))?,
         metadata: metadata(message.metadata),
-        extensions: listed(message.extensions),
+        extensions: non_empty_list(message.extensions),
         reference_task_ids: None,
     })
 }
@@ -491,8 +481,8 @@ fn part(part: proto::Part, at: &Path<'_>) -> Result<Part, DecodeError> {
             Ok(Part {
                 content,
                 metadata,
-                filename: set(file.name),
-                media_type: set(file.mime_type),
+                filename: non_empty(file.name),
+                media_type: non_empty(file.mime_type),
             })
         }
         Some(part::Part::Data(data)) => {
@@ -530,11 +520,11 @@ fn artifact(artifact: proto::Artifact, at: &Path<'_>) -> Result<Artifact, Decode
     }
     Ok(Artifact {
         artifact_id: required(artifact.artifact_id, &at.field("artifactId"))?,
-        name: set(artifact.name),
-        description: set(artifact.description),
+        name: non_empty(artifact.name),
+        description: non_empty(artifact.description),
         parts: parts(artifact.parts, &parts_at)?,
         metadata: metadata(artifact.metadata),
-        extensions: listed(artifact.extensions),
+        extensions: non_empty_list(artifact.extensions),
     })
 }
 
@@ -546,14 +536,14 @@ fn task(task: proto::Task, at: &Path<'_>) -> Result<Task, DecodeError> {
         id: required(task.id, &at.field("id"))?,
         context_id: Some(task.context_id),
         status: status(present(task.status, &status_at)?, &status_at)?,
-        artifacts: listed(
+        artifacts: non_empty_list(
             task.artifacts
                 .into_iter()
                 .enumerate()
                 .map(|(i, a)| artifact(a, &artifacts_at.index(i)))
                 .collect::<Result<_, _>>()?,
         ),
-        history: listed(
+        history: non_empty_list(
             task.history
                 .into_iter()
                 .enumerate()
@@ -569,7 +559,7 @@ fn task(task: proto::Task, at: &Path<'_>) -> Result<Task, DecodeError> {
 fn card(card: proto::AgentCard) -> Result<AgentCard, DecodeError> {
     let root = Path::Root("AgentCard");
     let capabilities = card.capabilities.unwrap_or_default();
-    let protocol_version = set(card.protocol_version);
+    let protocol_version = non_empty(card.protocol_version);
     let schemes_at = root.field("securitySchemes");
     let security_schemes = if card.security_schemes.is_empty() {
         None
@@ -590,7 +580,7 @@ fn card(card: proto::AgentCard) -> Result<AgentCard, DecodeError> {
         version: card.version,
         interfaces: interfaces_into_ir(
             card.url,
-            set(card.preferred_transport),
+            non_empty(card.preferred_transport),
             card.additional_interfaces
                 .into_iter()
                 .map(|i| (i.url, i.transport)),
@@ -601,28 +591,28 @@ fn card(card: proto::AgentCard) -> Result<AgentCard, DecodeError> {
             organization: p.organization,
             url: p.url,
         }),
-        icon_url: set(card.icon_url),
-        documentation_url: set(card.documentation_url),
+        icon_url: non_empty(card.icon_url),
+        documentation_url: non_empty(card.documentation_url),
         capabilities: AgentCapabilities {
-            streaming: flag(capabilities.streaming),
-            push_notifications: flag(capabilities.push_notifications),
-            extended_agent_card: flag(card.supports_authenticated_extended_card),
+            streaming: only_true(capabilities.streaming),
+            push_notifications: only_true(capabilities.push_notifications),
+            extended_agent_card: only_true(card.supports_authenticated_extended_card),
             state_transition_history: None,
-            extensions: listed(
+            extensions: non_empty_list(
                 capabilities
                     .extensions
                     .into_iter()
                     .map(|e| AgentExtension {
                         uri: e.uri,
-                        description: set(e.description),
-                        required: flag(e.required),
+                        description: non_empty(e.description),
+                        required: only_true(e.required),
                         params: metadata(e.params),
                     })
                     .collect(),
             ),
         },
         security_schemes,
-        security_requirements: listed(requirements(card.security)),
+        security_requirements: non_empty_list(requirements(card.security)),
         default_input_modes: card.default_input_modes,
         default_output_modes: card.default_output_modes,
         skills: card
@@ -633,13 +623,13 @@ fn card(card: proto::AgentCard) -> Result<AgentCard, DecodeError> {
                 name: s.name,
                 description: s.description,
                 tags: s.tags,
-                examples: listed(s.examples),
-                input_modes: listed(s.input_modes),
-                output_modes: listed(s.output_modes),
-                security_requirements: listed(requirements(s.security)),
+                examples: non_empty_list(s.examples),
+                input_modes: non_empty_list(s.input_modes),
+                output_modes: non_empty_list(s.output_modes),
+                security_requirements: non_empty_list(requirements(s.security)),
             })
             .collect(),
-        signatures: listed(
+        signatures: non_empty_list(
             card.signatures
                 .into_iter()
                 .map(|s| AgentCardSignature {
@@ -673,24 +663,24 @@ fn security_scheme(
         Some(Scheme::ApiKeySecurityScheme(s)) => SecurityScheme::ApiKey {
             location: s.location,
             name: s.name,
-            description: set(s.description),
+            description: non_empty(s.description),
         },
         Some(Scheme::HttpAuthSecurityScheme(s)) => SecurityScheme::HttpAuth {
             scheme: s.scheme,
-            bearer_format: set(s.bearer_format),
-            description: set(s.description),
+            bearer_format: non_empty(s.bearer_format),
+            description: non_empty(s.description),
         },
         Some(Scheme::Oauth2SecurityScheme(s)) => SecurityScheme::OAuth2 {
             flows: flows(s.flows.unwrap_or_default()),
-            oauth2_metadata_url: set(s.oauth2_metadata_url),
-            description: set(s.description),
+            oauth2_metadata_url: non_empty(s.oauth2_metadata_url),
+            description: non_empty(s.description),
         },
         Some(Scheme::OpenIdConnectSecurityScheme(s)) => SecurityScheme::OpenIdConnect {
             open_id_connect_url: s.open_id_connect_url,
-            description: set(s.description),
+            description: non_empty(s.description),
         },
         Some(Scheme::MtlsSecurityScheme(s)) => SecurityScheme::MutualTls {
-            description: set(s.description),
+            description: non_empty(s.description),
         },
         None => {
             return Err(at.error(
@@ -707,9 +697,9 @@ fn flows(flows: proto::OAuthFlows) -> OAuthFlows {
                 refresh_url: String,
                 scopes: std::collections::HashMap<String, String>| {
         Some(OAuthFlow {
-            authorization_url: authorization_url.and_then(set),
-            token_url: token_url.and_then(set),
-            refresh_url: set(refresh_url),
+            authorization_url: authorization_url.and_then(non_empty),
+            token_url: token_url.and_then(non_empty),
+            refresh_url: non_empty(refresh_url),
             device_authorization_url: None,
             scopes: scopes.into_iter().collect(),
             pkce_required: None,

@@ -40,7 +40,7 @@ use bridge_ir::{
     PartContent, Reply, Revision, Role, SecurityRequirement, SecurityScheme, SendMessageParams,
     SendResult, StreamEvent, Task, TaskPushConfig, TaskState, TaskStatus,
 };
-use bridge_wire::protobuf::{TimestampOf, struct_of_object, timestamp_of_text};
+use bridge_wire::protobuf::{struct_at, timestamp_at};
 use prost::Message as _;
 use serde_json::Value;
 
@@ -214,7 +214,7 @@ fn send_request(params: SendMessageParams, losses: &mut Losses) -> proto::SendMe
     proto::SendMessageRequest {
         request: Some(message(params.message, &message_at, &message_at, losses)),
         configuration: Some(configuration),
-        metadata: structure(params.metadata, &root.field("metadata"), losses),
+        metadata: struct_at(params.metadata, &root.field("metadata"), losses),
     }
 }
 
@@ -362,7 +362,7 @@ pub(super) fn stream_message(event: StreamEvent, losses: &mut Losses) -> proto::
                 context_id: update.context_id,
                 status: Some(status(update.status, &status_at, &status_at, losses)),
                 r#final: final_flag,
-                metadata: structure(update.metadata, &at.field("metadata"), losses),
+                metadata: struct_at(update.metadata, &at.field("metadata"), losses),
             })
         }
         StreamEvent::ArtifactUpdate(update) => {
@@ -379,7 +379,7 @@ pub(super) fn stream_message(event: StreamEvent, losses: &mut Losses) -> proto::
                 )),
                 append: update.append == Some(true),
                 last_chunk: update.last_chunk == Some(true),
-                metadata: structure(update.metadata, &at.field("metadata"), losses),
+                metadata: struct_at(update.metadata, &at.field("metadata"), losses),
             })
         }
     };
@@ -420,34 +420,6 @@ fn state(state: TaskState) -> i32 {
     .into()
 }
 
-fn structure(
-    object: Option<JsonObject>,
-    at: &Path<'_>,
-    losses: &mut Losses,
-) -> Option<prost_types::Struct> {
-    object.map(|object| {
-        let (value, changed) = struct_of_object(object);
-        if changed {
-            losses.push(LossKind::ValueConverted, at);
-        }
-        value
-    })
-}
-
-fn timestamp(text: &str, at: &Path<'_>, losses: &mut Losses) -> Option<prost_types::Timestamp> {
-    match timestamp_of_text(text) {
-        TimestampOf::Exact(timestamp) => Some(timestamp),
-        TimestampOf::AssumedUtc(timestamp) => {
-            losses.push(LossKind::TimestampAssumedUtc, at);
-            Some(timestamp)
-        }
-        TimestampOf::Unparsed => {
-            losses.push(LossKind::TimestampUnparsed, at);
-            None
-        }
-    }
-}
-
 /// A message; `rpc` is its path in the JSON-RPC form, `doc` in the proto form.
 fn message(
     message: Message,
@@ -462,7 +434,7 @@ fn message(
         &doc.field("content"),
         losses,
     );
-    let metadata = structure(message.metadata, &doc.field("metadata"), losses);
+    let metadata = struct_at(message.metadata, &doc.field("metadata"), losses);
     if message.reference_task_ids.is_some() {
         losses.push(LossKind::FieldDropped, &doc.field("referenceTaskIds"));
     }
@@ -520,12 +492,12 @@ fn part(part: Part, rpc: &Path<'_>, doc: &Path<'_>, losses: &mut Losses) -> prot
                 }
             };
             part::Part::Data(proto::DataPart {
-                data: structure(Some(object), &doc.field("data"), losses),
+                data: struct_at(Some(object), &doc.field("data"), losses),
             })
         }
     };
     proto::Part {
-        metadata: structure(metadata, &doc.field("metadata"), losses),
+        metadata: struct_at(metadata, &doc.field("metadata"), losses),
         part: Some(content),
     }
 }
@@ -563,7 +535,7 @@ fn status(
             .map(|m| message(*m, &rpc.field("message"), &doc.field("message"), losses)),
         timestamp: status
             .timestamp
-            .and_then(|t| timestamp(&t, &doc.field("timestamp"), losses)),
+            .and_then(|t| timestamp_at(&t, &doc.field("timestamp"), losses)),
     }
 }
 
@@ -584,7 +556,7 @@ fn artifact(
             &doc.field("parts"),
             losses,
         ),
-        metadata: structure(artifact.metadata, &doc.field("metadata"), losses),
+        metadata: struct_at(artifact.metadata, &doc.field("metadata"), losses),
         extensions: artifact.extensions.unwrap_or_default(),
     }
 }
@@ -621,7 +593,7 @@ fn task(task: Task, rpc: &Path<'_>, doc: &Path<'_>, losses: &mut Losses) -> prot
             .enumerate()
             .map(|(i, m)| message(m, &rpc_history.index(i), &doc_history.index(i), losses))
             .collect(),
-        metadata: structure(task.metadata, &doc.field("metadata"), losses),
+        metadata: struct_at(task.metadata, &doc.field("metadata"), losses),
     }
 }
 
@@ -678,7 +650,7 @@ fn card(card: AgentCard, losses: &mut Losses) -> Result<proto::AgentCard, Encode
                     uri: e.uri,
                     description: e.description.unwrap_or_default(),
                     required: e.required == Some(true),
-                    params: structure(e.params, &extensions_at.index(i).field("params"), losses),
+                    params: struct_at(e.params, &extensions_at.index(i).field("params"), losses),
                 })
                 .collect(),
         }),
@@ -717,7 +689,7 @@ fn card(card: AgentCard, losses: &mut Losses) -> Result<proto::AgentCard, Encode
             .map(|(i, s)| proto::AgentCardSignature {
                 protected: s.protected,
                 signature: s.signature,
-                header: structure(s.header, &signatures_at.index(i).field("header"), losses),
+                header: struct_at(s.header, &signatures_at.index(i).field("header"), losses),
             })
             .collect(),
         icon_url: card.icon_url.unwrap_or_default(),

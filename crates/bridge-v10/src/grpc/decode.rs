@@ -16,7 +16,10 @@ use bridge_ir::{
     SendMessageParams, SendResult, StreamEvent, Task, TaskArtifactUpdateEvent, TaskIdParams,
     TaskPushConfig, TaskState, TaskStatus, TaskStatusUpdateEvent,
 };
-use bridge_wire::protobuf::{json_of_value, object_of_struct, text_of_bytes, text_of_timestamp};
+use bridge_wire::protobuf::{
+    json_of_value, non_empty, non_empty_list, object_of_struct, only_true, text_of_bytes,
+    text_of_timestamp,
+};
 
 use super::proto;
 use super::proto::{
@@ -30,18 +33,6 @@ pub(super) fn message_of<M: prost::Message + Default>(
     what: &str,
 ) -> Result<M, DecodeError> {
     M::decode(bytes).map_err(|e| DecodeError::new(format!("{what}: {e}")))
-}
-
-fn set(text: String) -> Option<String> {
-    (!text.is_empty()).then_some(text)
-}
-
-fn listed<T>(items: Vec<T>) -> Option<Vec<T>> {
-    (!items.is_empty()).then_some(items)
-}
-
-fn flag(value: bool) -> Option<bool> {
-    value.then_some(true)
 }
 
 /// The call `method` carries, from its request message.
@@ -62,7 +53,7 @@ pub(super) fn call(method: Method, bytes: &[u8]) -> Result<Call, DecodeError> {
                 id: request.id,
                 history_length: request.history_length,
                 metadata: None,
-                tenant: set(request.tenant),
+                tenant: non_empty(request.tenant),
             })
         }
         Method::ListTasks => {
@@ -74,7 +65,7 @@ pub(super) fn call(method: Method, bytes: &[u8]) -> Result<Call, DecodeError> {
             Call::CancelTask(TaskIdParams {
                 id: request.id,
                 metadata: request.metadata.map(object_of_struct),
-                tenant: set(request.tenant),
+                tenant: non_empty(request.tenant),
             })
         }
         Method::SubscribeToTask => {
@@ -83,7 +74,7 @@ pub(super) fn call(method: Method, bytes: &[u8]) -> Result<Call, DecodeError> {
             Call::SubscribeToTask(TaskIdParams {
                 id: request.id,
                 metadata: None,
-                tenant: set(request.tenant),
+                tenant: non_empty(request.tenant),
             })
         }
         Method::CreatePushConfig => {
@@ -96,9 +87,9 @@ pub(super) fn call(method: Method, bytes: &[u8]) -> Result<Call, DecodeError> {
                 message_of(bytes, "GetTaskPushNotificationConfigRequest")?;
             Call::GetPushConfig(GetPushConfigParams {
                 task_id: request.task_id,
-                id: set(request.id),
+                id: non_empty(request.id),
                 metadata: None,
-                tenant: set(request.tenant),
+                tenant: non_empty(request.tenant),
             })
         }
         Method::ListPushConfigs => {
@@ -107,9 +98,9 @@ pub(super) fn call(method: Method, bytes: &[u8]) -> Result<Call, DecodeError> {
             Call::ListPushConfigs(ListPushConfigsParams {
                 task_id: request.task_id,
                 page_size: (request.page_size != 0).then_some(request.page_size),
-                page_token: set(request.page_token),
+                page_token: non_empty(request.page_token),
                 metadata: None,
-                tenant: set(request.tenant),
+                tenant: non_empty(request.tenant),
             })
         }
         Method::DeletePushConfig => {
@@ -119,14 +110,14 @@ pub(super) fn call(method: Method, bytes: &[u8]) -> Result<Call, DecodeError> {
                 task_id: request.task_id,
                 id: request.id,
                 metadata: None,
-                tenant: set(request.tenant),
+                tenant: non_empty(request.tenant),
             })
         }
         Method::GetExtendedCard => {
             let request: proto::GetExtendedAgentCardRequest =
                 message_of(bytes, "GetExtendedAgentCardRequest")?;
             Call::GetExtendedCard(GetExtendedCardParams {
-                tenant: set(request.tenant),
+                tenant: non_empty(request.tenant),
             })
         }
     })
@@ -139,13 +130,13 @@ fn send_params(request: proto::SendMessageRequest) -> Result<SendMessageParams, 
     Ok(SendMessageParams {
         message: self::message(message, "message")?,
         configuration: request.configuration.map(|config| SendMessageConfig {
-            accepted_output_modes: listed(config.accepted_output_modes),
+            accepted_output_modes: non_empty_list(config.accepted_output_modes),
             history_length: config.history_length,
             push_config: config.task_push_notification_config.map(push_config),
             blocking: Some(!config.return_immediately),
         }),
         metadata: request.metadata.map(object_of_struct),
-        tenant: set(request.tenant),
+        tenant: non_empty(request.tenant),
     })
 }
 
@@ -155,11 +146,11 @@ fn list_params(request: proto::ListTasksRequest) -> Result<ListTasksParams, Deco
         n => Some(state(n, "ListTasksRequest.status")?),
     };
     Ok(ListTasksParams {
-        tenant: set(request.tenant),
-        context_id: set(request.context_id),
+        tenant: non_empty(request.tenant),
+        context_id: non_empty(request.context_id),
         status,
         page_size: request.page_size,
-        page_token: set(request.page_token),
+        page_token: non_empty(request.page_token),
         history_length: request.history_length,
         status_timestamp_after: request
             .status_timestamp_after
@@ -249,8 +240,8 @@ pub(super) fn event(bytes: &[u8]) -> Result<StreamEvent, DecodeError> {
                     update.artifact.unwrap_or_default(),
                     "artifactUpdate.artifact",
                 )?,
-                append: flag(update.append),
-                last_chunk: flag(update.last_chunk),
+                append: only_true(update.append),
+                last_chunk: only_true(update.last_chunk),
                 metadata: update.metadata.map(object_of_struct),
             })
         }
@@ -299,13 +290,13 @@ fn timestamp(value: &prost_types::Timestamp, at: &str) -> Result<String, DecodeE
 fn message(message: proto::Message, at: &str) -> Result<Message, DecodeError> {
     Ok(Message {
         message_id: message.message_id,
-        context_id: set(message.context_id),
-        task_id: set(message.task_id),
+        context_id: non_empty(message.context_id),
+        task_id: non_empty(message.task_id),
         role: role(message.role, at)?,
         parts: parts(message.parts, at)?,
         metadata: message.metadata.map(object_of_struct),
-        extensions: listed(message.extensions),
-        reference_task_ids: listed(message.reference_task_ids),
+        extensions: non_empty_list(message.extensions),
+        reference_task_ids: non_empty_list(message.reference_task_ids),
     })
 }
 
@@ -332,8 +323,8 @@ fn part(part: proto::Part, at: &str, index: usize) -> Result<Part, DecodeError> 
     Ok(Part {
         content,
         metadata: part.metadata.map(object_of_struct),
-        filename: set(part.filename),
-        media_type: set(part.media_type),
+        filename: non_empty(part.filename),
+        media_type: non_empty(part.media_type),
     })
 }
 
@@ -351,26 +342,26 @@ fn status(status: proto::TaskStatus, at: &str) -> Result<TaskStatus, DecodeError
 fn artifact(artifact: proto::Artifact, at: &str) -> Result<Artifact, DecodeError> {
     Ok(Artifact {
         artifact_id: artifact.artifact_id,
-        name: set(artifact.name),
-        description: set(artifact.description),
+        name: non_empty(artifact.name),
+        description: non_empty(artifact.description),
         parts: parts(artifact.parts, at)?,
         metadata: artifact.metadata.map(object_of_struct),
-        extensions: listed(artifact.extensions),
+        extensions: non_empty_list(artifact.extensions),
     })
 }
 
 pub(super) fn task(task: proto::Task, at: &str) -> Result<Task, DecodeError> {
     Ok(Task {
         id: task.id,
-        context_id: set(task.context_id),
+        context_id: non_empty(task.context_id),
         status: status(task.status.unwrap_or_default(), at)?,
-        artifacts: listed(
+        artifacts: non_empty_list(
             task.artifacts
                 .into_iter()
                 .map(|a| artifact(a, at))
                 .collect::<Result<_, _>>()?,
         ),
-        history: listed(
+        history: non_empty_list(
             task.history
                 .into_iter()
                 .map(|m| message(m, at))
@@ -383,18 +374,18 @@ pub(super) fn task(task: proto::Task, at: &str) -> Result<Task, DecodeError> {
 fn push_config(config: proto::TaskPushNotificationConfig) -> TaskPushConfig {
     TaskPushConfig {
         task_id: config.task_id,
-        id: set(config.id),
+        id: non_empty(config.id),
         url: config.url,
-        token: set(config.token),
+        token: non_empty(config.token),
         authentication: config.authentication.map(|a| PushAuthentication {
             schemes: if a.scheme.is_empty() {
                 Vec::new()
             } else {
                 vec![a.scheme]
             },
-            credentials: set(a.credentials),
+            credentials: non_empty(a.credentials),
         }),
-        tenant: set(config.tenant),
+        tenant: non_empty(config.tenant),
     }
 }
 
@@ -413,7 +404,7 @@ fn card(card: proto::AgentCard) -> AgentCard {
                 url: i.url,
                 binding: i.protocol_binding,
                 protocol_version: i.protocol_version,
-                tenant: set(i.tenant),
+                tenant: non_empty(i.tenant),
             })
             .collect(),
         protocol_version: None,
@@ -428,14 +419,14 @@ fn card(card: proto::AgentCard) -> AgentCard {
             push_notifications: capabilities.push_notifications,
             extended_agent_card: capabilities.extended_agent_card,
             state_transition_history: None,
-            extensions: listed(
+            extensions: non_empty_list(
                 capabilities
                     .extensions
                     .into_iter()
                     .map(|e| AgentExtension {
                         uri: e.uri,
-                        description: set(e.description),
-                        required: flag(e.required),
+                        description: non_empty(e.description),
+                        required: only_true(e.required),
                         params: e.params.map(object_of_struct),
                     })
                     .collect(),
@@ -447,7 +438,7 @@ fn card(card: proto::AgentCard) -> AgentCard {
                 .filter_map(|(name, scheme)| Some((name, security_scheme(scheme)?)))
                 .collect()
         }),
-        security_requirements: listed(requirements(card.security_requirements)),
+        security_requirements: non_empty_list(requirements(card.security_requirements)),
         default_input_modes: card.default_input_modes,
         default_output_modes: card.default_output_modes,
         skills: card
@@ -458,13 +449,13 @@ fn card(card: proto::AgentCard) -> AgentCard {
                 name: s.name,
                 description: s.description,
                 tags: s.tags,
-                examples: listed(s.examples),
-                input_modes: listed(s.input_modes),
-                output_modes: listed(s.output_modes),
-                security_requirements: listed(requirements(s.security_requirements)),
+                examples: non_empty_list(s.examples),
+                input_modes: non_empty_list(s.input_modes),
+                output_modes: non_empty_list(s.output_modes),
+                security_requirements: non_empty_list(requirements(s.security_requirements)),
             })
             .collect(),
-        signatures: listed(
+        signatures: non_empty_list(
             card.signatures
                 .into_iter()
                 .map(|s| AgentCardSignature {
@@ -496,24 +487,24 @@ fn security_scheme(scheme: proto::SecurityScheme) -> Option<SecurityScheme> {
         Scheme::ApiKeySecurityScheme(s) => SecurityScheme::ApiKey {
             location: s.location,
             name: s.name,
-            description: set(s.description),
+            description: non_empty(s.description),
         },
         Scheme::HttpAuthSecurityScheme(s) => SecurityScheme::HttpAuth {
             scheme: s.scheme,
-            bearer_format: set(s.bearer_format),
-            description: set(s.description),
+            bearer_format: non_empty(s.bearer_format),
+            description: non_empty(s.description),
         },
         Scheme::Oauth2SecurityScheme(s) => SecurityScheme::OAuth2 {
             flows: flows(s.flows.unwrap_or_default()),
-            oauth2_metadata_url: set(s.oauth2_metadata_url),
-            description: set(s.description),
+            oauth2_metadata_url: non_empty(s.oauth2_metadata_url),
+            description: non_empty(s.description),
         },
         Scheme::OpenIdConnectSecurityScheme(s) => SecurityScheme::OpenIdConnect {
             open_id_connect_url: s.open_id_connect_url,
-            description: set(s.description),
+            description: non_empty(s.description),
         },
         Scheme::MtlsSecurityScheme(s) => SecurityScheme::MutualTls {
-            description: set(s.description),
+            description: non_empty(s.description),
         },
     })
 }
@@ -523,18 +514,18 @@ fn flows(flows: proto::OAuthFlows) -> OAuthFlows {
     match flows.flow {
         Some(Flow::AuthorizationCode(f)) => {
             out.authorization_code = Some(OAuthFlow {
-                authorization_url: set(f.authorization_url),
-                token_url: set(f.token_url),
-                refresh_url: set(f.refresh_url),
+                authorization_url: non_empty(f.authorization_url),
+                token_url: non_empty(f.token_url),
+                refresh_url: non_empty(f.refresh_url),
                 scopes: f.scopes.into_iter().collect(),
-                pkce_required: flag(f.pkce_required),
+                pkce_required: only_true(f.pkce_required),
                 ..OAuthFlow::default()
             });
         }
         Some(Flow::ClientCredentials(f)) => {
             out.client_credentials = Some(OAuthFlow {
-                token_url: set(f.token_url),
-                refresh_url: set(f.refresh_url),
+                token_url: non_empty(f.token_url),
+                refresh_url: non_empty(f.refresh_url),
                 scopes: f.scopes.into_iter().collect(),
                 ..OAuthFlow::default()
             });
@@ -542,8 +533,8 @@ fn flows(flows: proto::OAuthFlows) -> OAuthFlows {
         #[expect(deprecated, reason = "1.0 still defines the implicit flow, deprecated")]
         Some(Flow::Implicit(f)) => {
             out.implicit = Some(OAuthFlow {
-                authorization_url: set(f.authorization_url),
-                refresh_url: set(f.refresh_url),
+                authorization_url: non_empty(f.authorization_url),
+                refresh_url: non_empty(f.refresh_url),
                 scopes: f.scopes.into_iter().collect(),
                 ..OAuthFlow::default()
             });
@@ -551,17 +542,17 @@ fn flows(flows: proto::OAuthFlows) -> OAuthFlows {
         #[expect(deprecated, reason = "1.0 still defines the password flow, deprecated")]
         Some(Flow::Password(f)) => {
             out.password = Some(OAuthFlow {
-                token_url: set(f.token_url),
-                refresh_url: set(f.refresh_url),
+                token_url: non_empty(f.token_url),
+                refresh_url: non_empty(f.refresh_url),
                 scopes: f.scopes.into_iter().collect(),
                 ..OAuthFlow::default()
             });
         }
         Some(Flow::DeviceCode(f)) => {
             out.device_code = Some(OAuthFlow {
-                device_authorization_url: set(f.device_authorization_url),
-                token_url: set(f.token_url),
-                refresh_url: set(f.refresh_url),
+                device_authorization_url: non_empty(f.device_authorization_url),
+                token_url: non_empty(f.token_url),
+                refresh_url: non_empty(f.refresh_url),
                 scopes: f.scopes.into_iter().collect(),
                 ..OAuthFlow::default()
             });

@@ -14,9 +14,7 @@ use bridge_ir::{
     PartContent, Reply, Role, SecurityRequirement, SecurityScheme, SendMessageParams, SendResult,
     StreamEvent, Task, TaskPushConfig, TaskState, TaskStatus,
 };
-use bridge_wire::protobuf::{
-    TimestampOf, bytes_of_text, struct_of_object, timestamp_of_text, value_of_json,
-};
+use bridge_wire::protobuf::{bytes_of_text, struct_at, timestamp_at, value_of_json};
 use prost::Message as _;
 
 use super::proto;
@@ -57,14 +55,14 @@ pub(super) fn request(call: Call, losses: &mut Losses) -> Vec<u8> {
             history_length: params.history_length,
             status_timestamp_after: params
                 .status_timestamp_after
-                .and_then(|t| timestamp(&t, &root.field("statusTimestampAfter"), losses)),
+                .and_then(|t| timestamp_at(&t, &root.field("statusTimestampAfter"), losses)),
             include_artifacts: params.include_artifacts,
         }
         .encode_to_vec(),
         Call::CancelTask(params) => proto::CancelTaskRequest {
             tenant: params.tenant.unwrap_or_default(),
             id: params.id,
-            metadata: structure(params.metadata, &root.field("metadata"), losses),
+            metadata: struct_at(params.metadata, &root.field("metadata"), losses),
         }
         .encode_to_vec(),
         Call::SubscribeToTask(params) => {
@@ -127,7 +125,7 @@ fn send_request(params: SendMessageParams, losses: &mut Losses) -> proto::SendMe
                 history_length: config.history_length,
                 return_immediately: config.blocking == Some(false),
             }),
-        metadata: structure(params.metadata, &root.field("metadata"), losses),
+        metadata: struct_at(params.metadata, &root.field("metadata"), losses),
     }
 }
 
@@ -221,7 +219,7 @@ pub(super) fn stream_message(event: StreamEvent, losses: &mut Losses) -> proto::
                 task_id: update.task_id,
                 context_id: update.context_id,
                 status: Some(status(update.status, &at.field("status"), losses)),
-                metadata: structure(update.metadata, &at.field("metadata"), losses),
+                metadata: struct_at(update.metadata, &at.field("metadata"), losses),
             })
         }
         StreamEvent::ArtifactUpdate(update) => {
@@ -232,7 +230,7 @@ pub(super) fn stream_message(event: StreamEvent, losses: &mut Losses) -> proto::
                 artifact: Some(artifact(update.artifact, &at.field("artifact"), losses)),
                 append: update.append == Some(true),
                 last_chunk: update.last_chunk == Some(true),
-                metadata: structure(update.metadata, &at.field("metadata"), losses),
+                metadata: struct_at(update.metadata, &at.field("metadata"), losses),
             })
         }
     };
@@ -266,34 +264,6 @@ pub(super) fn state(state: TaskState) -> i32 {
     .into()
 }
 
-fn structure(
-    object: Option<JsonObject>,
-    at: &Path<'_>,
-    losses: &mut Losses,
-) -> Option<prost_types::Struct> {
-    object.map(|object| {
-        let (value, changed) = struct_of_object(object);
-        if changed {
-            losses.push(LossKind::ValueConverted, at);
-        }
-        value
-    })
-}
-
-fn timestamp(text: &str, at: &Path<'_>, losses: &mut Losses) -> Option<prost_types::Timestamp> {
-    match timestamp_of_text(text) {
-        TimestampOf::Exact(timestamp) => Some(timestamp),
-        TimestampOf::AssumedUtc(timestamp) => {
-            losses.push(LossKind::TimestampAssumedUtc, at);
-            Some(timestamp)
-        }
-        TimestampOf::Unparsed => {
-            losses.push(LossKind::TimestampUnparsed, at);
-            None
-        }
-    }
-}
-
 fn message(message: Message, at: &Path<'_>, losses: &mut Losses) -> proto::Message {
     proto::Message {
         message_id: message.message_id,
@@ -301,7 +271,7 @@ fn message(message: Message, at: &Path<'_>, losses: &mut Losses) -> proto::Messa
         task_id: message.task_id.unwrap_or_default(),
         role: role(message.role),
         parts: parts(message.parts, &at.field("parts"), losses),
-        metadata: structure(message.metadata, &at.field("metadata"), losses),
+        metadata: struct_at(message.metadata, &at.field("metadata"), losses),
         extensions: message.extensions.unwrap_or_default(),
         reference_task_ids: message.reference_task_ids.unwrap_or_default(),
     }
@@ -333,7 +303,7 @@ fn part(part: Part, at: &Path<'_>, losses: &mut Losses) -> proto::Part {
     };
     proto::Part {
         content: Some(content),
-        metadata: structure(part.metadata, &at.field("metadata"), losses),
+        metadata: struct_at(part.metadata, &at.field("metadata"), losses),
         filename: part.filename.unwrap_or_default(),
         media_type: part.media_type.unwrap_or_default(),
     }
@@ -347,7 +317,7 @@ fn status(status: TaskStatus, at: &Path<'_>, losses: &mut Losses) -> proto::Task
             .map(|m| message(*m, &at.field("message"), losses)),
         timestamp: status
             .timestamp
-            .and_then(|t| timestamp(&t, &at.field("timestamp"), losses)),
+            .and_then(|t| timestamp_at(&t, &at.field("timestamp"), losses)),
     }
 }
 
@@ -357,7 +327,7 @@ fn artifact(artifact: Artifact, at: &Path<'_>, losses: &mut Losses) -> proto::Ar
         name: artifact.name.unwrap_or_default(),
         description: artifact.description.unwrap_or_default(),
         parts: parts(artifact.parts, &at.field("parts"), losses),
-        metadata: structure(artifact.metadata, &at.field("metadata"), losses),
+        metadata: struct_at(artifact.metadata, &at.field("metadata"), losses),
         extensions: artifact.extensions.unwrap_or_default(),
     }
 }
@@ -383,7 +353,7 @@ pub(super) fn task(task: Task, at: &Path<'_>, losses: &mut Losses) -> proto::Tas
             .enumerate()
             .map(|(i, m)| message(m, &history_at.index(i), losses))
             .collect(),
-        metadata: structure(task.metadata, &at.field("metadata"), losses),
+        metadata: struct_at(task.metadata, &at.field("metadata"), losses),
     }
 }
 
@@ -457,7 +427,7 @@ fn card(card: AgentCard, losses: &mut Losses) -> proto::AgentCard {
                     uri: e.uri,
                     description: e.description.unwrap_or_default(),
                     required: e.required == Some(true),
-                    params: structure(e.params, &extensions_at.index(i).field("params"), losses),
+                    params: struct_at(e.params, &extensions_at.index(i).field("params"), losses),
                 })
                 .collect(),
             extended_agent_card: card.capabilities.extended_agent_card,
@@ -496,7 +466,7 @@ fn card(card: AgentCard, losses: &mut Losses) -> proto::AgentCard {
             .map(|(i, s)| proto::AgentCardSignature {
                 protected: s.protected,
                 signature: s.signature,
-                header: structure(s.header, &signatures_at.index(i).field("header"), losses),
+                header: struct_at(s.header, &signatures_at.index(i).field("header"), losses),
             })
             .collect(),
         icon_url: card.icon_url,
