@@ -28,11 +28,12 @@
 
 use bridge_app::codec::{
     DecodeError, EncodeError, JsonRpcCodec as _, RestCodec, RestError, RestRequest, RestRoute,
-    RouteMiss, path_segment, percent_decode, rest_path_params,
+    RouteMiss,
 };
 use bridge_ir::{
     Call, ErrorCode, Loss, LossKind, Method, Reply, Revision, RpcError, StreamEvent, Translated,
 };
+use bridge_wire::rest::{path_params, path_segment, percent_decode};
 use bridge_wire::timestamp::{Utc, utc};
 use serde_json::{Map, Value, json};
 
@@ -696,7 +697,7 @@ impl RestCodec for V03Rest {
     fn route(&self, method: &http::Method, path: &str) -> Result<RestRoute, RouteMiss> {
         let mut allow = Vec::new();
         for (operation, verb, template) in PATHS {
-            let Some((id, config)) = rest_path_params(template, path) else {
+            let Some((id, config)) = path_params(template, path) else {
                 continue;
             };
             if method.as_str() != verb {
@@ -729,7 +730,7 @@ impl RestCodec for V03Rest {
         let id = route.task_id.clone().unwrap_or_default();
         let params = match method {
             Method::SendMessage | Method::SendStreamingMessage => {
-                send_to_rpc(bridge_app::codec::rest_body_object(body)?)
+                send_to_rpc(bridge_wire::rest::body_object(body).map_err(DecodeError::new)?)
             }
             Method::GetTask => {
                 let mut params = json!({ "id": id });
@@ -742,7 +743,7 @@ impl RestCodec for V03Rest {
                 json!({ "id": id })
             }
             Method::CreatePushConfig => {
-                let mut body = bridge_app::codec::rest_body_object(body)?;
+                let mut body = bridge_wire::rest::body_object(body).map_err(DecodeError::new)?;
                 // a2a-sdk 0.3.26 sends the whole request ({parent, configId, config}); the
                 // proto binds the body to `config` alone: both are read.
                 let config = match body.remove("config") {

@@ -19,9 +19,10 @@
 
 use bridge_app::codec::{
     DecodeError, EncodeError, JsonRpcCodec as _, RestCodec, RestError, RestRequest, RestRoute,
-    RouteMiss, path_segment, percent_decode, percent_encode, rest_path_params,
+    RouteMiss,
 };
 use bridge_ir::{Call, ErrorCode, Method, Reply, Revision, RpcError, StreamEvent, Translated};
+use bridge_wire::rest::{path_params, path_segment, percent_decode, percent_encode};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -176,7 +177,7 @@ fn find(method: &http::Method, path: &str) -> Result<RestRoute, RouteMiss> {
         .chain(tenant_split.map(|(tenant, rest)| (Some(tenant), rest)));
     for (tenant, below) in candidates {
         for row in &PATHS {
-            let Some((id, config)) = rest_path_params(row.template, below) else {
+            let Some((id, config)) = path_params(row.template, below) else {
                 continue;
             };
             if !row.verbs.iter().any(|verb| *verb == method.as_str()) {
@@ -347,7 +348,7 @@ impl RestCodec for V10Rest {
                 }
                 Map::new()
             }
-            _ => bridge_app::codec::rest_body_object(body)?,
+            _ => bridge_wire::rest::body_object(body).map_err(DecodeError::new)?,
         };
         if let Some(query) = query {
             read_query(method, query, &mut params)?;

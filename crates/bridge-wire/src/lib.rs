@@ -9,6 +9,8 @@
 //! - [`path`]: dotted paths into a document for decode errors and losses, the losses of one
 //!   encoding, and the serde decode that names the member it refused.
 //! - [`support`]: the serde fallbacks and size estimates the direct paths share.
+//! - [`rest`]: the HTTP+JSON binding's shared mechanics: a body as a JSON object, path
+//!   parameters, percent-encoding.
 //! - [`sse`]: splitting a `text/event-stream` body into events under a size cap, and framing.
 //! - [`timestamp`]: the `google.protobuf.Timestamp` text form.
 //! - [`protobuf`]: the well-known protobuf types of the gRPC forms (`Struct`, `Value`,
@@ -16,13 +18,13 @@
 //!
 //! The layering is strict: `scan` depends on nothing here, `direct` on `scan` and `support`,
 //! `jsonrpc` on `scan` and `direct`, `path` on `support`, `protobuf` on
-//! `path` and `timestamp`; no module
-//! imports one that imports it.
+//! `path` and `timestamp`, `rest` on nothing here; no module imports one that imports it.
 
 pub mod direct;
 pub mod jsonrpc;
 pub mod path;
 pub mod protobuf;
+pub mod rest;
 pub mod scan;
 pub mod sse;
 pub mod support;

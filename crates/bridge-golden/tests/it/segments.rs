@@ -110,7 +110,7 @@ fn segments_are_plain(path: &str) -> bool {
 
 /// A caller's id, percent-encoded into the path the caller sends.
 fn encoded(id: &str) -> String {
-    bridge_app::codec::path_segment(id)
+    bridge_wire::rest::path_segment(id)
 }
 
 #[test]

@@ -27,7 +27,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-use bridge_app::codec::{JsonRpcCodec, RestCodec, RestRequest, path_segment};
+use bridge_app::codec::{JsonRpcCodec, RestCodec, RestRequest};
 use bridge_ir::{
     Call, DeletePushConfigParams, GetPushConfigParams, GetTaskParams, ListPushConfigsParams,
     ListPushConfigsResult, Loss, LossKind, Method, Part, PushAuthentication, Reply, SendResult,
@@ -35,6 +35,7 @@ use bridge_ir::{
 };
 use bridge_v03::grpc::proto;
 use bridge_v03::{V03JsonRpc, V03Rest, grpc};
+use bridge_wire::rest::path_segment;
 use proptest::prelude::*;
 use prost::Message as _;
 use prost_reflect::{
