@@ -238,7 +238,7 @@ async fn serve(cli: Cli) -> Result<(), StartError> {
     )?;
     let mut grpc = Vec::with_capacity(resolved.grpc.len());
     for listener in &resolved.grpc {
-        grpc.push(spawn_grpc(listener, &gateway, &resolved, stopped(stop_rx.clone())).await?);
+        grpc.push(grpc_serve(listener, &gateway, &resolved)?);
     }
     // `/readyz` answers only once every listener is bound: a caller told "ready" is never refused.
     let admin = match resolved.admin {
@@ -257,7 +257,7 @@ async fn serve(cli: Cli) -> Result<(), StartError> {
         stop: stop_rx,
     };
     let mut workers =
-        crate::workers::spawn(listeners, &serve).map_err(|source| StartError::Io {
+        crate::workers::spawn(listeners, &serve, grpc).map_err(|source| StartError::Io {
             what: "cannot start the data-path workers".to_owned(),
             source,
         })?;
@@ -270,9 +270,6 @@ async fn serve(cli: Cli) -> Result<(), StartError> {
     refreshers.lock().await.stop();
     if let Some(admin) = admin {
         let _ = admin.await;
-    }
-    for grpc in grpc {
-        let _ = grpc.await;
     }
     let _ = demo_stop.send(());
     if let Some(demo) = demo {
@@ -312,13 +309,12 @@ async fn start_demo(
     Ok((demo_stop, Some(task)))
 }
 
-/// Starts the gRPC listener of one route (TLS as the HTTP listener has it), until `shutdown`.
-async fn spawn_grpc(
+/// The gRPC listener of one route (TLS as the HTTP listener has it), bound once per worker.
+fn grpc_serve(
     grpc: &crate::config::GrpcListener,
     gateway: &Arc<Gateway>,
     resolved: &Resolved,
-    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-) -> Result<tokio::task::JoinHandle<()>, StartError> {
+) -> Result<crate::workers::GrpcServe, StartError> {
     let tls = match &resolved.tls {
         Some(files) => {
             let read = |path: &std::path::Path| {
@@ -340,7 +336,11 @@ async fn spawn_grpc(
         None => None,
     };
     let addr = grpc.listen;
-    let listener = bind(addr, " for the gRPC listener").await?;
+    let sockets =
+        crate::workers::listeners(addr, resolved.workers).map_err(|source| StartError::Io {
+            what: format!("cannot listen on {addr} for the gRPC listener"),
+            source,
+        })?;
     tracing::info!(grpc = %addr, route = %grpc.route, tls = tls.is_some(), "gRPC listener (lf.a2a.v1.A2AService, a2a.v1.A2AService)");
     let service = bridge_grpc::GrpcService::new(
         crate::runtime::codecs().grpc,
@@ -351,11 +351,11 @@ async fn spawn_grpc(
         resolved.server.max_body,
     )
     .with_limits(resolved.grpc_limits);
-    Ok(tokio::spawn(async move {
-        if let Err(error) = service.serve(listener, tls, shutdown).await {
-            tracing::error!(%error, "the gRPC listener failed");
-        }
-    }))
+    Ok(crate::workers::GrpcServe {
+        service,
+        tls,
+        sockets,
+    })
 }
 
 /// Starts the operations listener on `addr`, until `shutdown`.

@@ -5,8 +5,11 @@
 //! by one thread, with no hand-off between threads; the workers share the gateway (routes,
 //! cards, metrics, the store port), the connection limit and the shutdown signal.
 //!
-//! Everything else (the operations and gRPC listeners, reloads, card refreshes, push delivery)
-//! runs on the main runtime.
+//! The gRPC listeners are served the same way: each worker accepts on its own socket of every
+//! gRPC listen address, and serves those calls on its thread, over its own pools.
+//!
+//! Everything else (the operations listener, reloads, card refreshes, push delivery) runs on
+//! the main runtime.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -78,8 +81,28 @@ impl std::fmt::Debug for Serve {
     }
 }
 
-/// Starts one worker per listener; the returned receiver resolves once every worker has
-/// drained and ended.
+/// One gRPC listener, served by every worker on a socket of its own.
+pub struct GrpcServe {
+    /// The services and where their calls go.
+    pub service: bridge_grpc::GrpcService,
+    /// TLS, when the listener has it.
+    pub tls: Option<tonic::transport::ServerTlsConfig>,
+    /// One socket per worker ([`listeners`]).
+    pub sockets: Vec<std::net::TcpListener>,
+}
+
+impl std::fmt::Debug for GrpcServe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GrpcServe")
+            .field("service", &self.service)
+            .field("tls", &self.tls.is_some())
+            .field("sockets", &self.sockets.len())
+            .finish()
+    }
+}
+
+/// Starts one worker per listener, each also serving its socket of every gRPC listener in
+/// `grpc`; the returned receiver resolves once every worker has drained and ended.
 ///
 /// # Errors
 ///
@@ -87,9 +110,27 @@ impl std::fmt::Debug for Serve {
 pub fn spawn(
     listeners: Vec<std::net::TcpListener>,
     serve: &Serve,
+    grpc: Vec<GrpcServe>,
 ) -> std::io::Result<tokio::sync::mpsc::Receiver<()>> {
     let (done_tx, done_rx) = tokio::sync::mpsc::channel(listeners.len().max(1));
+    let mut grpc_sockets: Vec<_> = grpc
+        .into_iter()
+        .map(|listener| {
+            let GrpcServe {
+                service,
+                tls,
+                sockets,
+            } = listener;
+            (service, tls, sockets.into_iter())
+        })
+        .collect();
     for (index, listener) in listeners.into_iter().enumerate() {
+        let grpc: Vec<_> = grpc_sockets
+            .iter_mut()
+            .filter_map(|(service, tls, sockets)| {
+                Some((service.clone(), tls.clone(), sockets.next()?))
+            })
+            .collect();
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
@@ -110,6 +151,27 @@ pub fn spawn(
                             return;
                         }
                     };
+                    let grpc: Vec<_> = grpc
+                        .into_iter()
+                        .filter_map(|(service, tls, socket)| {
+                            let listener = match tokio::net::TcpListener::from_std(socket) {
+                                Ok(listener) => listener,
+                                Err(error) => {
+                                    tracing::error!(%error, worker = index, "the worker cannot take its gRPC socket");
+                                    return None;
+                                }
+                            };
+                            let mut stop = stop.clone();
+                            let stopped = async move {
+                                let _ = stop.wait_for(|stop| *stop).await;
+                            };
+                            Some(tokio::spawn(async move {
+                                if let Err(error) = service.serve(listener, tls, stopped).await {
+                                    tracing::error!(%error, worker = index, "the gRPC listener failed");
+                                }
+                            }))
+                        })
+                        .collect();
                     let stopped = async move {
                         let _ = stop.wait_for(|stop| *stop).await;
                     };
@@ -119,6 +181,9 @@ pub fn spawn(
                                 .await;
                         }
                         None => bridge_server::run(listener, handler, config, stopped).await,
+                    }
+                    for served in grpc {
+                        let _ = served.await;
                     }
                 });
                 let _ = done.try_send(());

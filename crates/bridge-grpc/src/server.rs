@@ -38,6 +38,8 @@ pub struct GrpcService {
     limits: GrpcLimits,
     /// One permit per call in flight on every connection of the listener.
     calls: Arc<Semaphore>,
+    /// One permit per open connection of the listener, on whichever thread serves it.
+    connections: Arc<Semaphore>,
 }
 
 /// What one gRPC listener lets callers hold at once.
@@ -99,6 +101,7 @@ impl GrpcService {
             max_message,
             limits,
             calls: Arc::new(Semaphore::new(limits.calls)),
+            connections: Arc::new(Semaphore::new(limits.connections)),
         }
     }
 
@@ -107,10 +110,12 @@ impl GrpcService {
     pub fn with_limits(mut self, limits: GrpcLimits) -> Self {
         self.limits = limits;
         self.calls = Arc::new(Semaphore::new(limits.calls.max(1)));
+        self.connections = Arc::new(Semaphore::new(limits.connections.max(1)));
         self
     }
 
-    /// Serves connections from `listener` until `shutdown` resolves.
+    /// Serves connections from `listener` until `shutdown` resolves. Clones serving other
+    /// listeners (the workers' sockets of one address) share the caps on calls and connections.
     ///
     /// # Errors
     ///
@@ -127,7 +132,7 @@ impl GrpcService {
         if let Some(tls) = tls {
             builder = builder.tls_config(tls).map_err(|e| e.to_string())?;
         }
-        let permits = Arc::new(Semaphore::new(self.limits.connections.max(1)));
+        let permits = Arc::clone(&self.connections);
         let first_read = self.limits.first_read;
         let incoming = futures_util::stream::unfold(
             (listener, permits),
