@@ -92,12 +92,14 @@ def test_grpc_errors_are_statuses_in_each_revisions_form(bridges, agent):
                 status, reasons = details(failure)
                 assert status.code == grpc.StatusCode.NOT_FOUND.value[0] and status.message == failure.details(), status
                 assert reasons == ['TASK_NOT_FOUND'], reasons
-            try:
-                await v10.GetTask(a2a_pb2.GetTaskRequest(id='x'), metadata=[('a2a-version', '99.0')])
-                raise AssertionError('version 99.0 was accepted')
-            except grpc.aio.AioRpcError as failure:
-                assert failure.code() == grpc.StatusCode.FAILED_PRECONDITION, failure
-                assert details(failure)[1] == ['VERSION_NOT_SUPPORTED'], failure
+            for version in ('99.0', '1.1'):
+                try:
+                    await v10.GetTask(a2a_pb2.GetTaskRequest(id='x'), metadata=[('a2a-version', version)])
+                    raise AssertionError(f'version {version} was accepted')
+                except grpc.aio.AioRpcError as failure:
+                    assert failure.code() == grpc.StatusCode.FAILED_PRECONDITION, failure
+                    assert details(failure)[1] == ['VERSION_NOT_SUPPORTED'], failure
+                    assert version in failure.details() and '0.3 and 1.0' in failure.details(), failure
             v03 = a2a_v0_3_pb2_grpc.A2AServiceStub(channel)
             try:
                 await v03.GetTask(a2a_v0_3_pb2.GetTaskRequest(name='tasks/no-such-task'))

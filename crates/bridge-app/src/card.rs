@@ -175,7 +175,7 @@ pub fn read_upstream_card(
 
 /// The revision an interface speaks; an empty version is 0.3 (the 0.3 card had none).
 fn interface_revision(interface: &AgentInterface) -> Option<Revision> {
-    Revision::from_version(&interface.protocol_version)
+    Revision::compatible(&interface.protocol_version)
 }
 
 /// Prepares a card for the other revision: its JWS signatures cover the source revision's JSON

@@ -2,8 +2,9 @@
 //!
 //! The two revisions' method names are disjoint, so the name alone says which wire form the
 //! params are in. The `A2A-Version` header (or the `A2A-Version` query parameter, which 1.0
-//! §3.6.1 allows instead) must agree with it: an absent or empty header means 0.3, `1.x` means
-//! 1.0, and anything else is a version the bridge does not serve.
+//! §3.6.1 allows instead) must agree with it: an absent or empty header means 0.3, `1.0` (with
+//! any patch: `1.0.1` is `1.0`) means 1.0, and anything else, a later minor revision (`1.1`)
+//! included, is a version the bridge does not serve, refused naming the versions it does.
 //!
 //! # Why version errors are written in 1.0
 //!

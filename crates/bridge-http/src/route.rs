@@ -104,11 +104,10 @@ pub fn refuse(bridge: &Bridge, request: &InboundRequest, refusal: Refusal) -> In
 }
 
 async fn serve_card(bridge: &Bridge, request: &InboundRequest) -> InboundResponse {
-    let named = request
-        .headers
-        .get(&A2A_VERSION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(Revision::from_version);
+    // The version from the header, else the `A2A-Version` query parameter (1.0.1 §3.6).
+    let named =
+        bridge_app::negotiate::requested_version(&request.headers, request.query.as_deref())
+            .and_then(Revision::from_version);
     let view = card::view_for(named, bridge.ports().settings.card_view);
     let caller = match view {
         CardView::V1_0 => Revision::V1_0,

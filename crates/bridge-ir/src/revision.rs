@@ -28,29 +28,52 @@ impl Revision {
         }
     }
 
-    /// The revision a version string names, compared on `Major.Minor` with any patch ignored
-    /// (A2A 1.0 §3.6: patch numbers must not affect negotiation). `1.1` is served by the 1.0
-    /// codec, as minor revisions are backwards compatible; an empty string is 0.3 (an absent
-    /// header means 0.3).
+    /// The revision a caller's version string asks for, compared on `Major.Minor` with any
+    /// patch ignored (A2A 1.0.1 §3.6: `1.0.1` is `1.0`); an empty string is 0.3 (an absent
+    /// header means 0.3). A version the bridge does not speak (`1.1`, `2.0`) is `None`, for the
+    /// caller to be told `VersionNotSupported` rather than answered in another revision.
     #[must_use]
     pub fn from_version(version: &str) -> Option<Self> {
-        let version = version.trim();
-        if version.is_empty() {
-            return Some(Self::V0_3);
-        }
-        let mut parts = version.split('.');
-        let major = parts.next()?.trim();
-        let minor = parts.next().map_or("0", str::trim);
-        if !major.bytes().all(|b| b.is_ascii_digit()) || !minor.bytes().all(|b| b.is_ascii_digit())
-        {
-            return None;
-        }
-        match (major, minor) {
-            ("0", "3") => Some(Self::V0_3),
-            ("1", _) => Some(Self::V1_0),
+        match major_minor(version)? {
+            (0, 3) => Some(Self::V0_3),
+            (1, 0) => Some(Self::V1_0),
             _ => None,
         }
     }
+
+    /// The revision the bridge speaks to an agent that names `version` for an interface: as
+    /// [`from_version`](Self::from_version), and a later 1.x minor revision as 1.0, which such
+    /// an agent also serves (minor revisions add to 1.0 and keep what it has).
+    #[must_use]
+    pub fn compatible(version: &str) -> Option<Self> {
+        match major_minor(version)? {
+            (1, _) => Some(Self::V1_0),
+            _ => Self::from_version(version),
+        }
+    }
+}
+
+/// `Major.Minor` of a version string (a missing minor is 0, a patch is ignored; an empty
+/// string is 0.3, as an absent header is), `None` for one that is not a version.
+fn major_minor(version: &str) -> Option<(u32, u32)> {
+    let version = version.trim();
+    if version.is_empty() {
+        return Some((0, 3));
+    }
+    let mut parts = version.split('.');
+    let number = |part: &str| {
+        let part = part.trim();
+        if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        part.parse::<u32>().ok()
+    };
+    let major = number(parts.next()?)?;
+    let minor = match parts.next() {
+        Some(part) => number(part)?,
+        None => 0,
+    };
+    Some((major, minor))
 }
 
 impl fmt::Display for Revision {
@@ -115,8 +138,10 @@ mod tests {
             ("0.3.0", Some(Revision::V0_3)),
             ("1.0", Some(Revision::V1_0)),
             ("1.0.1", Some(Revision::V1_0)),
-            ("1.1", Some(Revision::V1_0)),
+            ("1.1", None),
+            ("1.1.0", None),
             ("1", Some(Revision::V1_0)),
+            ("01.00", Some(Revision::V1_0)),
             ("99.0", None),
             ("0.2", None),
             ("2.0", None),
@@ -124,6 +149,22 @@ mod tests {
             ("1.x", None),
         ] {
             assert_eq!(Revision::from_version(text), expected, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn an_agent_of_a_later_1_x_minor_revision_is_spoken_to_in_1_0() {
+        for (text, expected) in [
+            ("1.1", Some(Revision::V1_0)),
+            ("1.2.3", Some(Revision::V1_0)),
+            ("1.0", Some(Revision::V1_0)),
+            ("0.3", Some(Revision::V0_3)),
+            ("", Some(Revision::V0_3)),
+            ("2.0", None),
+            ("0.2", None),
+            ("1.x", None),
+        ] {
+            assert_eq!(Revision::compatible(text), expected, "{text:?}");
         }
     }
 

@@ -56,6 +56,37 @@ async fn a_1_0_caller_gets_a_pure_1_0_card_pointing_at_the_bridge_1_0_first() {
 }
 
 #[tokio::test]
+async fn the_version_query_parameter_picks_the_card_as_the_header_does() {
+    let agent = upstream(card_v03(), |_, body| ok(&body["id"], json!(null)));
+    let b = bridge(agent, |_| {});
+    for path in [
+        "/.well-known/agent-card.json?A2A-Version=1.0",
+        "/.well-known/agent-card.json?a2a-version=1.0.1",
+    ] {
+        let got = call(&b, http::Method::GET, path, &[], "").await;
+        let body = got.body();
+        assert_eq!(
+            body["supportedInterfaces"][0]["protocolVersion"], "1.0",
+            "{path}"
+        );
+        assert!(body.get("url").is_none(), "{path}: {body}");
+    }
+    let dual = call(
+        &b,
+        http::Method::GET,
+        "/.well-known/agent-card.json",
+        &[],
+        "",
+    )
+    .await;
+    assert_eq!(
+        dual.body()["url"],
+        "http://bridge/",
+        "no version: the 0.3 view"
+    );
+}
+
+#[tokio::test]
 async fn a_0_3_caller_gets_a_0_3_card_that_also_lists_the_1_0_interface() {
     let got = card(&[], card_v10()).await;
     let body = got.body();

@@ -133,6 +133,20 @@ async fn version_negotiation_refuses_what_the_bridge_does_not_serve() {
     let agent = upstream(card_v03(), |_, body| ok(&body["id"], task_v03("completed")));
     let b = bridge(agent.clone(), |_| {});
     let get = get_v10();
+    for version in ["1.1", "2.0"] {
+        let later = rpc(&b, &[("A2A-Version", version)], &get).await;
+        assert_eq!(later.body()["error"]["code"], -32009, "{version}");
+        let message = later.body()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(
+            message.contains(version) && message.contains("0.3 and 1.0"),
+            "{message}"
+        );
+    }
+    let patch = rpc(&b, &[("A2A-Version", "1.0.1")], &get).await;
+    assert_eq!(patch.body()["result"]["id"], "t-1", "a patch is 1.0");
     let unsupported = rpc(&b, &[("A2A-Version", "99.0")], &get).await;
     assert_eq!(unsupported.body()["error"]["code"], -32009);
     assert_eq!(unsupported.body()["id"], 11);

@@ -131,6 +131,46 @@ async fn rest_errors_carry_the_status_their_binding_gives_them_and_a_google_rpc_
 }
 
 #[tokio::test]
+async fn a_later_minor_revision_is_refused_naming_what_is_served_and_a_patch_is_1_0() {
+    let agent = upstream(card_v03(), |_, body| {
+        super::fail(&body["id"], -32001, "Task not found")
+    });
+    let b = bridge(agent, |_| {});
+    // A later minor revision is not 1.0: refused naming what is served, header or query.
+    for (path, headers) in [
+        ("/tasks/t-1", &[("A2A-Version", "1.1")][..]),
+        ("/tasks/t-1?A2A-Version=1.1", &[][..]),
+    ] {
+        let (status, body) = status_and_body(&call(&b, http::Method::GET, path, headers, "").await);
+        assert_eq!(status, 400, "{path}");
+        assert_eq!(
+            body["error"]["details"][0]["reason"], "VERSION_NOT_SUPPORTED",
+            "{path}"
+        );
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("1.1") && m.contains("0.3 and 1.0")),
+            "{body}"
+        );
+    }
+    let (_, body) = status_and_body(
+        &call(
+            &b,
+            http::Method::GET,
+            "/tasks/t-1",
+            &[("A2A-Version", "1.0.1")],
+            "",
+        )
+        .await,
+    );
+    assert_ne!(
+        body["error"]["details"][0]["reason"], "VERSION_NOT_SUPPORTED",
+        "a patch is 1.0: {body}"
+    );
+}
+
+#[tokio::test]
 async fn a_rest_stream_carries_bare_events_and_ends_a_failure_with_an_error_event() {
     let agent = upstream(card_v10(), |_, body| {
         let id = &body["id"];
