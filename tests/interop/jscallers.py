@@ -176,7 +176,16 @@ class JsSdkCaller(Caller):
         return [task_view(task) for task in result['tasks']]
 
     async def stream(self, text: str, *, stop: StopWhen | None = None, timeout: float = 30.0) -> list[Event]:
-        rid, queue = await self.runner.send({'op': 'stream', 'text': text, 'target': self.target})
+        return await self.events({'op': 'stream', 'text': text, 'target': self.target}, stop, timeout)
+
+    async def resubscribe(self, task_id: str, *, stop: StopWhen | None = None,
+                          timeout: float = 30.0) -> list[Event]:
+        """The SDK's own resubscription to `task_id` (0.3 `tasks/resubscribe`, 1.0
+        `SubscribeToTask`), over the caller's binding as the SDK sends it."""
+        return await self.events({'op': 'resubscribe', 'taskId': task_id, 'target': self.target}, stop, timeout)
+
+    async def events(self, request: dict[str, Any], stop: StopWhen | None, timeout: float) -> list[Event]:
+        rid, queue = await self.runner.send(request)
         events: list[Event] = []
         aborted, read = False, 0
         loop = asyncio.get_running_loop()
@@ -186,7 +195,7 @@ class JsSdkCaller(Caller):
                 try:
                     answer = await asyncio.wait_for(queue.get(), max(0.0, deadline - loop.time()))
                 except TimeoutError:
-                    raise WrongAnswer(f'{self.label} stream: not ended within {timeout}s '
+                    raise WrongAnswer(f'{self.label} {request["op"]}: not ended within {timeout}s '
                                       f'({len(events)} events)') from None
                 if 'event' in answer:
                     raw = answer['event']

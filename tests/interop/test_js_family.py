@@ -172,6 +172,37 @@ def test_js_callers_reach_the_python_agents_and_list_their_tasks(family: Family,
     assert not wrong, '\n'.join(map(str, wrong))
 
 
+@pytest.mark.parametrize('agent', PY_AGENTS)
+def test_js_callers_resubscribe_to_a_running_task_as_their_sdk_sends_it(family: Family, agent: str) -> None:
+    """Every JS caller form resubscribes with its SDK's own request (the 0.3 HTTP+JSON client
+    POSTs `/v1/tasks/{id}:subscribe`, where the 0.3 proto's HTTP rule and a2a-sdk 0.3 use GET)
+    to a task the agent is still working on, and reads that task's live events through the
+    bridge until it leaves; the task is then canceled."""
+    route = route_of(agent)
+
+    async def body(make) -> list[str]:
+        wrong = []
+        for revision, binding in FORMS:
+            who = make(route, revision, binding, True)
+            slow = await who.send('slow', blocking=False)
+            try:
+                events = await who.resubscribe(slow.id, stop=lambda seen: len(seen) >= 2)
+                if len(events) < 2 or any(e.task_id != slow.id for e in events):
+                    wrong.append(f'{who.label}: resubscribe to {slow.id}: {events}')
+                if revision == '1.0' and events and events[0].kind != 'task':
+                    wrong.append(f'{who.label}: the subscription did not begin with the task: {events}')
+            except (Refused, WrongAnswer) as failure:
+                wrong.append(f'{who.label}: resubscribe: {failure}')
+            finally:
+                canceled = await who.cancel(slow.id)
+                if canceled.state != 'canceled':
+                    wrong.append(f'{who.label}: cancel after resubscribing: {canceled}')
+        return wrong
+
+    wrong = family.run(body)
+    assert not wrong, '\n'.join(wrong)
+
+
 # How each JS client exposes TaskNotFound answered by the bridge in its form: the JSON-RPC code,
 # the HTTP status, the gRPC status code.
 NOT_FOUND = {'jsonrpc': -32001, 'rest': 404, 'grpc': 5}

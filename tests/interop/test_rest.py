@@ -84,8 +84,11 @@ def test_0_3_rest_errors_are_a_message_under_the_status_a2a_sdk_0_3_gives_them(b
         missing = http.get(f'{base}/v1/tasks/no-such-task')
         assert missing.status_code == 404, missing.text
         assert set(missing.json()) == {'message'}, missing.text
-        wrong_verb = http.post(f'{base}/v1/tasks/t-1:subscribe')
-        assert wrong_verb.status_code == 405 and wrong_verb.headers['allow'] == 'GET', wrong_verb.text
+        wrong_verb = http.delete(f'{base}/v1/tasks/t-1:subscribe')
+        assert wrong_verb.status_code == 405 and wrong_verb.headers['allow'] == 'GET, POST', wrong_verb.text
+        # `:subscribe` is taken over POST too, as the JavaScript SDK 0.3 sends it.
+        posted = http.post(f'{base}/v1/tasks/no-such-task:subscribe')
+        assert posted.status_code == 404 and set(posted.json()) == {'message'}, posted.text
         garbage = http.post(f'{base}/v1/message:send', content='hi', headers={'content-type': 'text/plain'})
         assert garbage.status_code == 415 and 'text/plain' in garbage.json()['message'], garbage.text
         versioned = http.get(f'{base}/v1/tasks/t-1', headers={'A2A-Version': '1.0'})

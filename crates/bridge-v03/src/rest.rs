@@ -43,34 +43,45 @@ use crate::V03JsonRpc;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct V03Rest;
 
-/// The operations 0.3 serves over HTTP+JSON, their verbs and paths.
-pub const PATHS: [(Method, &str, &str); 10] = [
-    (Method::SendMessage, "POST", "/v1/message:send"),
-    (Method::SendStreamingMessage, "POST", "/v1/message:stream"),
-    (Method::GetTask, "GET", "/v1/tasks/{id}"),
-    (Method::CancelTask, "POST", "/v1/tasks/{id}:cancel"),
-    (Method::SubscribeToTask, "GET", "/v1/tasks/{id}:subscribe"),
+/// The operations 0.3 serves over HTTP+JSON, their verbs (the first is the one the bridge
+/// sends) and paths. `:subscribe` is taken over `POST` as well as `GET`: the 0.3 proto's HTTP
+/// rule says `GET` (a2a-sdk 0.3's client and server use it), the specification's text `POST`
+/// (the JavaScript SDK 0.3's client and server use that).
+pub const PATHS: [(Method, &[&str], &str); 10] = [
+    (Method::SendMessage, &["POST"], "/v1/message:send"),
+    (
+        Method::SendStreamingMessage,
+        &["POST"],
+        "/v1/message:stream",
+    ),
+    (Method::GetTask, &["GET"], "/v1/tasks/{id}"),
+    (Method::CancelTask, &["POST"], "/v1/tasks/{id}:cancel"),
+    (
+        Method::SubscribeToTask,
+        &["GET", "POST"],
+        "/v1/tasks/{id}:subscribe",
+    ),
     (
         Method::CreatePushConfig,
-        "POST",
+        &["POST"],
         "/v1/tasks/{id}/pushNotificationConfigs",
     ),
     (
         Method::ListPushConfigs,
-        "GET",
+        &["GET"],
         "/v1/tasks/{id}/pushNotificationConfigs",
     ),
     (
         Method::GetPushConfig,
-        "GET",
+        &["GET"],
         "/v1/tasks/{id}/pushNotificationConfigs/{config}",
     ),
     (
         Method::DeletePushConfig,
-        "DELETE",
+        &["DELETE"],
         "/v1/tasks/{id}/pushNotificationConfigs/{config}",
     ),
-    (Method::GetExtendedCard, "GET", "/v1/card"),
+    (Method::GetExtendedCard, &["GET"], "/v1/card"),
 ];
 
 /// The HTTP status of each error over 0.3 HTTP+JSON (a2a-sdk 0.3.26 `A2AErrorToHttpStatus`).
@@ -543,7 +554,7 @@ fn proto_bytes(mut value: Value, losses: &mut Vec<Loss>) -> Vec<u8> {
 
 fn encode_call(call: Call) -> Result<RestRequest, EncodeError> {
     let method = call.method();
-    let Some(&(_, verb, template)) = PATHS.iter().find(|(m, _, _)| *m == method) else {
+    let Some(&(_, &[verb, ..], template)) = PATHS.iter().find(|(m, _, _)| *m == method) else {
         return Err(EncodeError::Unrepresentable(format!(
             "{} has no A2A 0.3 HTTP+JSON form the bridge calls",
             method.label()
@@ -695,13 +706,13 @@ impl RestCodec for V03Rest {
     }
 
     fn route(&self, method: &http::Method, path: &str) -> Result<RestRoute, RouteMiss> {
-        let mut allow = Vec::new();
-        for (operation, verb, template) in PATHS {
+        let mut allow: Vec<&str> = Vec::new();
+        for (operation, verbs, template) in PATHS {
             let Some((id, config)) = path_params(template, path) else {
                 continue;
             };
-            if method.as_str() != verb {
-                allow.push(verb);
+            if !verbs.contains(&method.as_str()) {
+                allow.extend(verbs);
                 continue;
             }
             return Ok(RestRoute {
@@ -890,16 +901,23 @@ mod tests {
 
     #[test]
     fn every_row_names_its_operation_and_nothing_else_matches() {
-        for (method, verb, template) in PATHS {
+        for (method, verbs, template) in PATHS {
             let concrete = template.replace("{id}", "t-1").replace("{config}", "c-1");
-            let found = route(verb, &concrete).unwrap();
-            assert_eq!(found.method, method, "{verb} {concrete}");
+            for verb in verbs {
+                let found = route(verb, &concrete).unwrap();
+                assert_eq!(found.method, method, "{verb} {concrete}");
+            }
         }
         assert_eq!(route("GET", "/message:send"), Err(RouteMiss::NotFound));
         assert_eq!(
-            route("POST", "/v1/tasks/t-1:subscribe"),
+            route("POST", "/v1/tasks/t-1:subscribe").map(|r| r.method),
+            Ok(Method::SubscribeToTask),
+            "both verbs, as the two SDK families send it"
+        );
+        assert_eq!(
+            route("DELETE", "/v1/tasks/t-1:subscribe"),
             Err(RouteMiss::MethodNotAllowed {
-                allow: "GET".to_owned()
+                allow: "GET, POST".to_owned()
             })
         );
         assert_eq!(route("GET", "/v1/tasks"), Err(RouteMiss::NotFound));

@@ -8,6 +8,7 @@
 //   get    {id, op, taskId}                           -> {id, ok, result: task R}
 //   cancel {id, op, taskId}                           -> {id, ok, result: task R}
 //   stream {id, op, text[, taskId, contextId]}        -> {id, event: E}* then {id, done: true}
+//   resubscribe {id, op, taskId}                       -> {id, event: E}* then {id, done: true}
 //   abort  {id, op}       (id of a running stream)    -> {id, done: true, aborted: true}
 //          (nothing if that stream already ended; an UnknownStream error for an unseen id)
 //   push   {id, op, taskId, url, token, configId}     -> {id, ok, result: {url, token, id}}
@@ -311,13 +312,25 @@ const streams = new Map(); // id -> {ctrl, aborted, ended}
 const finishedStreams = new Set();
 
 async function runStream(id, text, taskId, contextId, target) {
+  return runEvents(id, target, (client, signal) =>
+    client.sendMessageStream(sendParams(text, { taskId, contextId }), { signal }));
+}
+
+async function runResubscribe(id, taskId, target) {
+  return runEvents(id, target, (client, signal) => {
+    const params = SDK === '0.3' ? { id: taskId } : v10.SubscribeToTaskRequest.fromJSON({ id: taskId });
+    return client.resubscribeTask(params, { signal });
+  });
+}
+
+async function runEvents(id, target, open) {
   const ctrl = new AbortController();
   let endedResolve;
   const entry = { ctrl, aborted: false, ended: new Promise((r) => { endedResolve = r; }) };
   streams.set(id, entry);
   try {
     const client = await clientFor(target);
-    for await (const ev of client.sendMessageStream(sendParams(text, { taskId, contextId }), { signal: ctrl.signal })) {
+    for await (const ev of open(client, ctrl.signal)) {
       if (entry.aborted) break;
       write({ id, event: normEvent(ev) });
     }
@@ -356,6 +369,7 @@ async function handleLine(line) {
   }
   const id = req?.id ?? null;
   if (req?.op === 'stream') return runStream(id, String(req.text ?? ''), req.taskId, req.contextId, req.target);
+  if (req?.op === 'resubscribe') return runResubscribe(id, String(req.taskId ?? ''), req.target);
   if (req?.op === 'abort') return abortStream(id);
   const ctrl = new AbortController();
   try {
