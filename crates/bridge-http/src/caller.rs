@@ -9,7 +9,7 @@
 use bridge_ir::{Binding, ErrorCode, Reply, RequestId, Revision, RpcError, StreamEvent};
 use bridge_wire::jsonrpc;
 use bytes::Bytes;
-use http::{HeaderValue, StatusCode, header};
+use http::{HeaderMap, HeaderValue, StatusCode, header};
 
 use bridge_app::answer::{observe, unwritable};
 use bridge_app::call::{CallInfo, CallerForm, Context};
@@ -90,23 +90,46 @@ pub(crate) fn rest_body(
         .map_err(|error| unwritable(context.caller, &error))?;
     observe(ports, context.upstream, context.caller, &encoded);
     let mut response = http::Response::new(Bytes::from(encoded.value));
-    response
-        .headers_mut()
-        .insert(header::CONTENT_TYPE, rest_content_type(context.caller));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        rest_content_type(&context.caller_headers),
+    );
     response
         .extensions_mut()
         .insert(CallInfo::answered(context, None));
     Ok(response)
 }
 
-/// The media type of a revision's HTTP+JSON bodies: 1.0 names its own (§11.2), 0.3 used
-/// `application/json`.
-pub(crate) fn rest_content_type(revision: Revision) -> HeaderValue {
-    match revision {
-        Revision::V1_0 => HeaderValue::from_static("application/a2a+json"),
-        Revision::V0_3 => HeaderValue::from_static("application/json"),
-    }
+/// The media type of an HTTP+JSON answer: `application/a2a+json` when the caller's `Accept` or
+/// `Content-Type` names it, `application/json` otherwise.
+///
+/// # Why the caller's choice
+///
+/// A2A 1.0.1 has HTTP+JSON bodies in `application/a2a+json` (a2a-sdk 1.3.0's server answers
+/// so), the 1.0.0 text `application/json`, and every SDK client sends `application/json`; a
+/// reader of one text refuses the other's type. Answering in the type the caller used satisfies
+/// readers of both.
+pub(crate) fn rest_content_type(request: &HeaderMap) -> HeaderValue {
+    let names_a2a = [header::ACCEPT, header::CONTENT_TYPE].iter().any(|name| {
+        request.get_all(name).iter().any(|value| {
+            value.to_str().is_ok_and(|text| {
+                text.split(',').any(|item| {
+                    item.split(';')
+                        .next()
+                        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case(A2A_JSON))
+                })
+            })
+        })
+    });
+    HeaderValue::from_static(if names_a2a {
+        A2A_JSON
+    } else {
+        "application/json"
+    })
 }
+
+/// A2A's own JSON media type.
+const A2A_JSON: &str = "application/a2a+json";
 
 pub(crate) fn no_rest_codec() -> RpcError {
     RpcError::new(

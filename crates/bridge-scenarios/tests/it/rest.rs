@@ -25,9 +25,23 @@ async fn a_rest_get_reaches_a_0_3_json_rpc_agent_and_comes_back_as_a_bare_1_0_ta
     let Received::Full { headers, .. } = &got else {
         unreachable!()
     };
-    assert_eq!(headers["content-type"], "application/a2a+json");
+    assert_eq!(
+        headers["content-type"], "application/json",
+        "the type the caller named none of"
+    );
+    for asked in [
+        ("Accept", "application/a2a+json"),
+        ("Accept", "text/html, APPLICATION/A2A+JSON;q=0.9"),
+        ("Content-Type", "application/a2a+json; charset=utf-8"),
+    ] {
+        let got = call(&b, http::Method::GET, "/tasks/t-1", &[V1, asked], "").await;
+        let Received::Full { headers, .. } = &got else {
+            unreachable!()
+        };
+        assert_eq!(headers["content-type"], "application/a2a+json", "{asked:?}");
+    }
     let calls = agent.calls();
-    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert_eq!(calls.len(), 4, "{calls:?}");
     assert_eq!(calls[0]["method"], "tasks/get");
     assert_eq!(calls[0]["params"]["id"], "t-1");
     assert!(
