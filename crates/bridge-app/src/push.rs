@@ -475,9 +475,13 @@ async fn translated(
 fn subscriber_headers(registration: &Registration) -> HeaderMap {
     let config = &registration.config;
     let mut headers = HeaderMap::new();
+    // A 1.0 delivery is `application/a2a+json` (1.0.1 §4.3.3), a 0.3 one `application/json`.
     headers.insert(
         header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
+        HeaderValue::from_static(match registration.subscriber {
+            Revision::V1_0 => "application/a2a+json",
+            Revision::V0_3 => "application/json",
+        }),
     );
     if let Some(token) = config.token.as_deref().filter(|t| !t.is_empty())
         && let Ok(value) = HeaderValue::from_str(token)
@@ -562,12 +566,13 @@ mod tests {
         assert_eq!(headers[&NOTIFICATION_TOKEN], "tok");
         assert!(!headers.contains_key(header::AUTHORIZATION));
         assert!(!headers.contains_key(&crate::headers::A2A_VERSION));
+        assert_eq!(headers[header::CONTENT_TYPE], "application/json");
 
         let headers = subscriber_headers(&registration(Revision::V1_0, true));
         assert_eq!(headers[&NOTIFICATION_TOKEN], "tok");
         assert_eq!(headers[header::AUTHORIZATION], "Bearer cred");
         assert_eq!(headers[&crate::headers::A2A_VERSION], "1.0");
-        assert_eq!(headers[header::CONTENT_TYPE], "application/json");
+        assert_eq!(headers[header::CONTENT_TYPE], "application/a2a+json");
     }
 
     #[test]
