@@ -10,6 +10,8 @@ HTTP+JSON interface on either agent's card, shown by the last test.
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 
 import interop_checks as checks
@@ -93,3 +95,31 @@ def test_0_3_rest_errors_are_a_message_under_the_status_a2a_sdk_0_3_gives_them(b
         assert garbage.status_code == 415 and 'text/plain' in garbage.json()['message'], garbage.text
         versioned = http.get(f'{base}/v1/tasks/t-1', headers={'A2A-Version': '1.0'})
         assert versioned.status_code == 400 and 'A2A 0.3 path' in versioned.json()['message'], versioned.text
+
+
+@pytest.mark.parametrize('agent', ['0.3', '1.0'])
+def test_a_0_3_rest_body_in_proto_names_reaches_the_agent_as_a2a_sdk_0_3_reads_it(bridges, agent):
+    """A `ProtoJSON` reader takes a field under its proto name as under its JSON name (a2a-sdk
+    0.3.26's REST server reads `message_id`): so does the bridge's 0.3 HTTP+JSON reader, in a
+    body and in the query, while metadata keeps its own member names."""
+    import httpx
+
+    base = bridges[agent].url
+    body = {
+        'message': {
+            'message_id': f'm-{uuid.uuid4().hex[:8]}',
+            'role': 'ROLE_USER',
+            'content': [{'text': 'echo proto names'}],
+            'metadata': {'keep_me': 'as is'},
+        },
+        'configuration': {'accepted_output_modes': ['text/plain'], 'blocking': True},
+    }
+    with httpx.Client(timeout=15.0) as http:
+        sent = http.post(f'{base}/v1/message:send', json=body)
+        assert sent.status_code == 200, sent.text
+        task = sent.json()['task']
+        assert task['status']['state'] == 'TASK_STATE_COMPLETED', task
+        texts = [part.get('text') for artifact in task.get('artifacts', []) for part in artifact['parts']]
+        assert 'echo: echo proto names' in texts, task
+        got = http.get(f'{base}/v1/tasks/{task["id"]}', params={'history_length': '1'})
+        assert got.status_code == 200 and got.json()['id'] == task['id'], got.text

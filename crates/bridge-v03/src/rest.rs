@@ -121,6 +121,63 @@ fn object(value: Value) -> Map<String, Value> {
     }
 }
 
+/// `value` with every member under its proto JSON name: a `ProtoJSON` reader takes a field under
+/// its JSON name (`messageId`) and under its original proto name (`message_id`) alike, as
+/// a2a-sdk 0.3's REST server does, so a proto name is respelled here before the members are
+/// read. Free-form values keep their members as they are: `metadata`, and a data part's
+/// `data`.
+fn json_names(value: Value) -> Value {
+    json_names_under(value, "")
+}
+
+fn json_names_under(value: Value, parent: &str) -> Value {
+    match value {
+        Value::Object(members) => Value::Object(
+            members
+                .into_iter()
+                .map(|(name, value)| {
+                    let free = name == "metadata" || (parent == "data" && name == "data");
+                    let name = if name.contains('_') {
+                        lower_camel(&name)
+                    } else {
+                        name
+                    };
+                    let value = if free {
+                        value
+                    } else {
+                        json_names_under(value, &name)
+                    };
+                    (name, value)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(
+            items
+                .into_iter()
+                .map(|item| json_names_under(item, parent))
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
+/// A proto field name's JSON name (`reference_task_ids` -> `referenceTaskIds`).
+fn lower_camel(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut upper = false;
+    for c in name.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// A proto enum name as the JSON-RPC spelling (`TASK_STATE_INPUT_REQUIRED` -> `input-required`).
 fn state_to_rpc(name: &str) -> Value {
     // The proto's zero value is the JSON-RPC schema's `unknown`.
@@ -683,7 +740,7 @@ fn history_length(query: Option<&str>) -> Result<Option<i64>, DecodeError> {
     let mut length = None;
     for (name, value) in form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
         match name.as_ref() {
-            "historyLength" => {
+            "historyLength" | "history_length" => {
                 length = Some(value.parse::<i64>().map_err(|_| {
                     DecodeError::new(format!(
                         "query parameter `historyLength`: {value:?} is not an integer"
@@ -740,9 +797,9 @@ impl RestCodec for V03Rest {
         let method = route.method;
         let id = route.task_id.clone().unwrap_or_default();
         let params = match method {
-            Method::SendMessage | Method::SendStreamingMessage => {
-                send_to_rpc(bridge_wire::rest::body_object(body).map_err(DecodeError::new)?)
-            }
+            Method::SendMessage | Method::SendStreamingMessage => send_to_rpc(object(json_names(
+                Value::Object(bridge_wire::rest::body_object(body).map_err(DecodeError::new)?),
+            ))),
             Method::GetTask => {
                 let mut params = json!({ "id": id });
                 if let Some(length) = history_length(query)? {
@@ -754,7 +811,9 @@ impl RestCodec for V03Rest {
                 json!({ "id": id })
             }
             Method::CreatePushConfig => {
-                let mut body = bridge_wire::rest::body_object(body).map_err(DecodeError::new)?;
+                let mut body = object(json_names(Value::Object(
+                    bridge_wire::rest::body_object(body).map_err(DecodeError::new)?,
+                )));
                 // a2a-sdk 0.3.26 sends the whole request ({parent, configId, config}); the
                 // proto binds the body to `config` alone: both are read.
                 let config = match body.remove("config") {
@@ -846,7 +905,7 @@ impl RestCodec for V03Rest {
         let value: Value = if body.trim_ascii().is_empty() {
             Value::Null
         } else {
-            serde_json::from_slice(body).map_err(DecodeError::from)?
+            json_names(serde_json::from_slice(body).map_err(DecodeError::from)?)
         };
         let rpc = match method {
             Method::SendMessage => tagged_to_rpc(value),
@@ -866,7 +925,7 @@ impl RestCodec for V03Rest {
     }
 
     fn decode_event(&self, data: &[u8]) -> Result<StreamEvent, DecodeError> {
-        let value: Value = serde_json::from_slice(data).map_err(DecodeError::from)?;
+        let value: Value = json_names(serde_json::from_slice(data).map_err(DecodeError::from)?);
         let bytes = serde_json::to_vec(&tagged_to_rpc(value)).map_err(DecodeError::from)?;
         V03JsonRpc.decode_event(&bytes)
     }
@@ -897,6 +956,53 @@ mod tests {
 
     fn route(verb: &str, path: &str) -> Result<RestRoute, RouteMiss> {
         V03Rest.route(&http::Method::from_bytes(verb.as_bytes()).unwrap(), path)
+    }
+
+    #[test]
+    fn a_body_and_a_query_read_under_their_proto_names() {
+        let send = route("POST", "/v1/message:send").unwrap();
+        let body = br#"{"message":{"message_id":"m-1","context_id":"c-1","task_id":"t-1",
+            "role":"ROLE_USER","content":[{"text":"hi"},{"data":{"data":{"keep_me":1}}}],
+            "metadata":{"keep_me":2},"reference_task_ids":["t-0"]},
+            "configuration":{"accepted_output_modes":["text/plain"],"history_length":3,"blocking":true}}"#;
+        let Call::SendMessage(params) = V03Rest.decode_request(&send, None, body).unwrap() else {
+            panic!("not a send")
+        };
+        let message = &params.message;
+        assert_eq!(
+            (
+                message.message_id.as_str(),
+                message.context_id.as_deref(),
+                message.task_id.as_deref()
+            ),
+            ("m-1", Some("c-1"), Some("t-1"))
+        );
+        assert_eq!(message.reference_task_ids, Some(vec!["t-0".to_owned()]));
+        assert_eq!(
+            message.metadata.as_ref().unwrap()["keep_me"],
+            2,
+            "metadata keeps its own members"
+        );
+        assert_eq!(
+            format!("{:?}", message.parts[1].content),
+            format!("{:?}", bridge_ir::PartContent::Data(json!({"keep_me": 1}))),
+            "a data part keeps its own members"
+        );
+        let configuration = params.configuration.unwrap();
+        assert_eq!(
+            configuration.accepted_output_modes,
+            Some(vec!["text/plain".to_owned()])
+        );
+        assert_eq!(configuration.history_length, Some(3));
+
+        let get = route("GET", "/v1/tasks/t-1").unwrap();
+        let Call::GetTask(params) = V03Rest
+            .decode_request(&get, Some("history_length=2"), b"")
+            .unwrap()
+        else {
+            panic!("not a get")
+        };
+        assert_eq!(params.history_length, Some(2));
     }
 
     #[test]

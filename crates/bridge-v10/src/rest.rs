@@ -238,6 +238,20 @@ enum Kind {
 }
 
 /// The query string's parameters as JSON members of `into`.
+/// A field's original proto name (`pageSize` -> `page_size`).
+fn proto_name(field: &str) -> String {
+    let mut out = String::with_capacity(field.len() + 4);
+    for c in field.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('_');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 fn read_query(
     method: Method,
     query: &str,
@@ -248,7 +262,11 @@ fn read_query(
         if name.eq_ignore_ascii_case("a2a-version") {
             continue;
         }
-        let Some((field, kind)) = fields.iter().find(|(field, _)| *field == name) else {
+        // A parameter is named by its JSON name or its proto name (`pageSize`, `page_size`).
+        let Some((field, kind)) = fields
+            .iter()
+            .find(|(field, _)| *field == name || proto_name(field) == name)
+        else {
             return Err(DecodeError::new(format!(
                 "query parameter `{name}` is not one {} takes{}",
                 method.label(),
@@ -356,6 +374,13 @@ impl RestCodec for V10Rest {
         let mut set = |name: &str, value: &Option<String>| -> Result<(), DecodeError> {
             let Some(value) = value else { return Ok(()) };
             let value = Value::String(percent_decode(value));
+            // The body may name the member by its proto name (`task_id`), as `ProtoJSON`
+            // allows: one member either way.
+            if name == "taskId"
+                && let Some(given) = params.remove("task_id")
+            {
+                params.entry(name).or_insert(given);
+            }
             match params.get(name) {
                 Some(given) if *given != value => Err(DecodeError::new(format!(
                     "`{name}` in the body ({given}) differs from the path ({value})"
@@ -686,6 +711,35 @@ mod tests {
             panic!("{call:?}")
         };
         assert_eq!(config.task_id, "t-1");
+    }
+
+    #[test]
+    fn every_query_parameter_is_read_under_its_proto_name_too() {
+        for method in [Method::GetTask, Method::ListTasks, Method::ListPushConfigs] {
+            for (field, kind) in query_fields(method) {
+                let value = match kind {
+                    Kind::Text => "x",
+                    Kind::Integer => "2",
+                    Kind::Boolean => "true",
+                };
+                let mut by_json = Map::new();
+                read_query(method, &format!("{field}={value}"), &mut by_json).unwrap();
+                let mut by_proto = Map::new();
+                let proto = proto_name(field);
+                read_query(method, &format!("{proto}={value}"), &mut by_proto).unwrap();
+                assert_eq!(by_json, by_proto, "{field} / {proto}");
+                assert_eq!(by_json.len(), 1, "{field}");
+            }
+        }
+        let list = route("GET", "/tasks").unwrap();
+        let call = V10Rest
+            .decode_request(&list, Some("context_id=c-1&page_size=5"), b"")
+            .unwrap();
+        let Call::ListTasks(params) = call else {
+            panic!("{call:?}")
+        };
+        assert_eq!(params.context_id.as_deref(), Some("c-1"));
+        assert_eq!(params.page_size, Some(5));
     }
 
     #[test]
