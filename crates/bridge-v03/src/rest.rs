@@ -130,6 +130,16 @@ fn json_names(value: Value) -> Value {
     json_names_under(value, "")
 }
 
+/// [`json_names`] of what `bytes` held, skipped when no byte of them is `_` (no proto name
+/// can be among them): the common case pays one scan, not a rebuilt document.
+fn json_names_of(value: Value, bytes: &[u8]) -> Value {
+    if bytes.contains(&b'_') {
+        json_names(value)
+    } else {
+        value
+    }
+}
+
 fn json_names_under(value: Value, parent: &str) -> Value {
     match value {
         Value::Object(members) => Value::Object(
@@ -797,9 +807,12 @@ impl RestCodec for V03Rest {
         let method = route.method;
         let id = route.task_id.clone().unwrap_or_default();
         let params = match method {
-            Method::SendMessage | Method::SendStreamingMessage => send_to_rpc(object(json_names(
-                Value::Object(bridge_wire::rest::body_object(body).map_err(DecodeError::new)?),
-            ))),
+            Method::SendMessage | Method::SendStreamingMessage => {
+                send_to_rpc(object(json_names_of(
+                    Value::Object(bridge_wire::rest::body_object(body).map_err(DecodeError::new)?),
+                    body,
+                )))
+            }
             Method::GetTask => {
                 let mut params = json!({ "id": id });
                 if let Some(length) = history_length(query)? {
@@ -811,9 +824,10 @@ impl RestCodec for V03Rest {
                 json!({ "id": id })
             }
             Method::CreatePushConfig => {
-                let mut body = object(json_names(Value::Object(
-                    bridge_wire::rest::body_object(body).map_err(DecodeError::new)?,
-                )));
+                let mut body = object(json_names_of(
+                    Value::Object(bridge_wire::rest::body_object(body).map_err(DecodeError::new)?),
+                    body,
+                ));
                 // a2a-sdk 0.3.26 sends the whole request ({parent, configId, config}); the
                 // proto binds the body to `config` alone: both are read.
                 let config = match body.remove("config") {
@@ -905,7 +919,10 @@ impl RestCodec for V03Rest {
         let value: Value = if body.trim_ascii().is_empty() {
             Value::Null
         } else {
-            json_names(serde_json::from_slice(body).map_err(DecodeError::from)?)
+            json_names_of(
+                serde_json::from_slice(body).map_err(DecodeError::from)?,
+                body,
+            )
         };
         let rpc = match method {
             Method::SendMessage => tagged_to_rpc(value),
@@ -925,7 +942,10 @@ impl RestCodec for V03Rest {
     }
 
     fn decode_event(&self, data: &[u8]) -> Result<StreamEvent, DecodeError> {
-        let value: Value = json_names(serde_json::from_slice(data).map_err(DecodeError::from)?);
+        let value: Value = json_names_of(
+            serde_json::from_slice(data).map_err(DecodeError::from)?,
+            data,
+        );
         let bytes = serde_json::to_vec(&tagged_to_rpc(value)).map_err(DecodeError::from)?;
         V03JsonRpc.decode_event(&bytes)
     }
