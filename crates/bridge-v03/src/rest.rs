@@ -130,13 +130,28 @@ fn json_names(value: Value) -> Value {
     json_names_under(value, "")
 }
 
-/// [`json_names`] of what `bytes` held, skipped when no byte of them is `_` (no proto name
-/// can be among them): the common case pays one scan, not a rebuilt document.
+/// [`json_names`] of a document read from `bytes`, when a member of it has a proto name: the
+/// common document, all JSON names, is only looked over (no byte `_` at all, or no member name
+/// with one), not rebuilt.
 fn json_names_of(value: Value, bytes: &[u8]) -> Value {
-    if bytes.contains(&b'_') {
+    if bytes.contains(&b'_') && has_proto_name(&value, "") {
         json_names(value)
     } else {
         value
+    }
+}
+
+/// Whether a member name outside the free-form values holds `_`.
+fn has_proto_name(value: &Value, parent: &str) -> bool {
+    match value {
+        Value::Object(members) => members.iter().any(|(name, value)| {
+            name.contains('_')
+                || (name != "metadata"
+                    && !(parent == "data" && name == "data")
+                    && has_proto_name(value, name))
+        }),
+        Value::Array(items) => items.iter().any(|item| has_proto_name(item, parent)),
+        _ => false,
     }
 }
 
