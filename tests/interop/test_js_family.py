@@ -203,6 +203,32 @@ def test_js_callers_resubscribe_to_a_running_task_as_their_sdk_sends_it(family: 
     assert not wrong, '\n'.join(wrong)
 
 
+def test_a_js_0_3_grpc_agents_refusal_to_cancel_reaches_json_rpc_callers_as_task_not_cancelable(
+        family: Family) -> None:
+    """The JavaScript SDK 0.3's gRPC server refuses to cancel a finished task with
+    `FAILED_PRECONDITION` and `Task not cancelable: <id>` (no class prefix, unlike a2a-sdk 0.3):
+    the bridge reads it as TaskNotCancelable, and JSON-RPC callers of both revisions and both
+    SDK families get -32002."""
+    route = route_of('js0.3-grpc')
+
+    async def body(make) -> list[str]:
+        wrong = []
+        for js in (False, True):
+            for revision in REVISIONS:
+                who = make(route, revision, 'jsonrpc', js)
+                done = await who.send(f'echo {uuid.uuid4().hex[:8]}')
+                try:
+                    got = await who.cancel(done.id)
+                    wrong.append(f'{who.label}: a finished task was canceled: {got}')
+                except Refused as refusal:
+                    if '-32002' not in refusal.code.split():
+                        wrong.append(f'{who.label}: {refusal.code} {refusal.message}')
+        return wrong
+
+    wrong = family.run(body)
+    assert not wrong, '\n'.join(wrong)
+
+
 # How each JS client exposes TaskNotFound answered by the bridge in its form: the JSON-RPC code,
 # the HTTP status, the gRPC status code.
 NOT_FOUND = {'jsonrpc': -32001, 'rest': 404, 'grpc': 5}

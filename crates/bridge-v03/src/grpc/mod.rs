@@ -254,6 +254,23 @@ pub fn message_of(error: ErrorCode, message: &str) -> String {
     format!("{}: {message}", class_of(error))
 }
 
+/// How the JavaScript SDK 0.3's gRPC server words the A2A errors it names, with no class
+/// prefix (its `A2AError` factories): the message says which error it is where the status
+/// cannot (`FAILED_PRECONDITION` is its `TaskNotCancelable` and its extended-card error alike).
+const JS_MESSAGES: [(&str, ErrorCode); 5] = [
+    ("Task not found", ErrorCode::TaskNotFound),
+    ("Task not cancelable", ErrorCode::TaskNotCancelable),
+    (
+        "Push Notification is not supported",
+        ErrorCode::PushNotificationNotSupported,
+    ),
+    ("Unsupported operation", ErrorCode::UnsupportedOperation),
+    (
+        "Extended card not configured",
+        ErrorCode::ExtendedAgentCardNotConfigured,
+    ),
+];
+
 /// The A2A error a status stands for, and its message without the class: from the message's
 /// class prefix when it has one, else from the code.
 #[must_use]
@@ -262,6 +279,12 @@ pub fn error_of(status: i32, message: &str) -> (ErrorCode, String) {
         && let Some(error) = ErrorCode::NAMED.into_iter().find(|e| class_of(*e) == class)
     {
         return (error, rest.to_owned());
+    }
+    if let Some(&(_, error)) = JS_MESSAGES
+        .iter()
+        .find(|(prefix, _)| message.starts_with(prefix))
+    {
+        return (error, message.to_owned());
     }
     let error = match status {
         code::NOT_FOUND => ErrorCode::TaskNotFound,
@@ -306,6 +329,48 @@ mod tests {
             ErrorCode::UnsupportedOperation
         );
         assert_eq!(error_of(2, "Nope: x").0, ErrorCode::InternalError);
+    }
+
+    #[test]
+    fn the_javascript_sdks_0_3_wording_names_its_error() {
+        for (status, message, error) in [
+            (
+                code::NOT_FOUND,
+                "Task not found: t-1",
+                ErrorCode::TaskNotFound,
+            ),
+            (
+                code::FAILED_PRECONDITION,
+                "Task not cancelable: t-1",
+                ErrorCode::TaskNotCancelable,
+            ),
+            (
+                code::UNIMPLEMENTED,
+                "Push Notification is not supported",
+                ErrorCode::PushNotificationNotSupported,
+            ),
+            (
+                code::UNIMPLEMENTED,
+                "Unsupported operation: resubscribe",
+                ErrorCode::UnsupportedOperation,
+            ),
+            (
+                code::FAILED_PRECONDITION,
+                "Extended card not configured.",
+                ErrorCode::ExtendedAgentCardNotConfigured,
+            ),
+        ] {
+            assert_eq!(
+                error_of(status, message),
+                (error, message.to_owned()),
+                "{message}"
+            );
+        }
+        // Another agent's own wording keeps reading by its code.
+        assert_eq!(
+            error_of(code::FAILED_PRECONDITION, "not now").0,
+            ErrorCode::UnsupportedOperation
+        );
     }
 
     #[test]
