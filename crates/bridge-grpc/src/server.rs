@@ -572,8 +572,7 @@ fn split_status(chunk: &Bytes) -> Option<(usize, http::HeaderMap)> {
         };
         let length = u32::from_be_bytes([header[1], header[2], header[3], header[4]]) as usize;
         if header[0] & 0x80 != 0 {
-            let status = chunk.slice(at..).to_vec();
-            let trailers = match crate::caller::Frame::read(Bytes::from(status)).as_deref() {
+            let trailers = match crate::caller::Frame::read(chunk.slice(at..)).as_deref() {
                 Some([crate::caller::Frame::Status(status), ..]) => {
                     let mut trailers = http::HeaderMap::new();
                     crate::caller::status_headers(status, &mut trailers);

@@ -141,14 +141,17 @@ fn json_names_of(value: Value, bytes: &[u8]) -> Value {
     }
 }
 
+/// Whether the member `name` of an object under `parent` is a free-form value, whose own
+/// members are the writer's: `metadata`, and a data part's `data`.
+fn free_form(parent: &str, name: &str) -> bool {
+    name == "metadata" || (parent == "data" && name == "data")
+}
+
 /// Whether a member name outside the free-form values holds `_`.
 fn has_proto_name(value: &Value, parent: &str) -> bool {
     match value {
         Value::Object(members) => members.iter().any(|(name, value)| {
-            name.contains('_')
-                || (name != "metadata"
-                    && !(parent == "data" && name == "data")
-                    && has_proto_name(value, name))
+            name.contains('_') || (!free_form(parent, name) && has_proto_name(value, name))
         }),
         Value::Array(items) => items.iter().any(|item| has_proto_name(item, parent)),
         _ => false,
@@ -161,9 +164,9 @@ fn json_names_under(value: Value, parent: &str) -> Value {
             members
                 .into_iter()
                 .map(|(name, value)| {
-                    let free = name == "metadata" || (parent == "data" && name == "data");
+                    let free = free_form(parent, &name);
                     let name = if name.contains('_') {
-                        lower_camel(&name)
+                        bridge_wire::rest::json_name(&name)
                     } else {
                         name
                     };
@@ -184,23 +187,6 @@ fn json_names_under(value: Value, parent: &str) -> Value {
         ),
         other => other,
     }
-}
-
-/// A proto field name's JSON name (`reference_task_ids` -> `referenceTaskIds`).
-fn lower_camel(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    let mut upper = false;
-    for c in name.chars() {
-        if c == '_' {
-            upper = true;
-        } else if upper {
-            out.extend(c.to_uppercase());
-            upper = false;
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// A proto enum name as the JSON-RPC spelling (`TASK_STATE_INPUT_REQUIRED` -> `input-required`).

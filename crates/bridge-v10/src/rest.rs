@@ -22,7 +22,7 @@ use bridge_app::codec::{
     RouteMiss,
 };
 use bridge_ir::{Call, ErrorCode, Method, Reply, Revision, RpcError, StreamEvent, Translated};
-use bridge_wire::rest::{path_params, path_segment, percent_decode, percent_encode};
+use bridge_wire::rest::{path_params, path_segment, percent_decode, percent_encode, proto_name};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -238,20 +238,6 @@ enum Kind {
 }
 
 /// The query string's parameters as JSON members of `into`.
-/// A field's original proto name (`pageSize` -> `page_size`).
-fn proto_name(field: &str) -> String {
-    let mut out = String::with_capacity(field.len() + 4);
-    for c in field.chars() {
-        if c.is_ascii_uppercase() {
-            out.push('_');
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 fn read_query(
     method: Method,
     query: &str,

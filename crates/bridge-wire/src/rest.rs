@@ -1,6 +1,7 @@
 //! The HTTP+JSON binding's mechanics both revisions share: a request body as a JSON object,
-//! path parameters under a path template, and percent-encoding of path segments and query
-//! values.
+//! path parameters under a path template, percent-encoding of path segments and query values,
+//! and `ProtoJSON`'s two names of a field (its JSON name and its original proto name, which a
+//! reader takes alike).
 
 /// An HTTP+JSON request body as a JSON object, the form every revision's request messages take;
 /// an empty body is `{}`.
@@ -85,9 +86,55 @@ pub fn percent_encode(text: &str) -> String {
         .replace('+', "%20")
 }
 
+/// A proto field name's JSON name (`reference_task_ids` -> `referenceTaskIds`).
+#[must_use]
+pub fn json_name(proto_name: &str) -> String {
+    let mut out = String::with_capacity(proto_name.len());
+    let mut upper = false;
+    for c in proto_name.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A field's original proto name from its JSON name (`pageSize` -> `page_size`).
+#[must_use]
+pub fn proto_name(json_name: &str) -> String {
+    let mut out = String::with_capacity(json_name.len() + 4);
+    for c in json_name.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('_');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{path_params, percent_decode, percent_encode};
+    use super::{json_name, path_params, percent_decode, percent_encode, proto_name};
+
+    #[test]
+    fn a_fields_two_names_turn_into_each_other() {
+        for (json, proto) in [
+            ("messageId", "message_id"),
+            ("referenceTaskIds", "reference_task_ids"),
+            ("id", "id"),
+            ("statusTimestampAfter", "status_timestamp_after"),
+        ] {
+            assert_eq!(proto_name(json), proto);
+            assert_eq!(json_name(proto), json);
+        }
+    }
 
     #[test]
     fn path_parameters_are_read_between_literals_and_never_empty() {
