@@ -214,6 +214,77 @@ def test_a_message_stream_to_an_unknown_task_is_refused_in_the_callers_framing(b
     stream_refusal(response, caller, -32001, 7)
 
 
+@pytest.mark.parametrize('agent', REVISIONS, ids=lambda r: f'agent{r}')
+@pytest.mark.parametrize('caller', REVISIONS, ids=lambda r: f'caller{r}')
+def test_a_subscription_to_a_quiet_task_gets_its_head_at_once_and_sees_the_cancel(bridges, caller, agent):
+    """A task the agent works on without a word: the subscriber's head must not wait for the
+    agent's next event (here 20 s away), so a client that waits for the head before it cancels
+    the task sees the cancel through its subscription."""
+    base = bridges[agent].url
+    with httpx.Client(timeout=TIMEOUT) as http:
+        started = http.post(
+            base,
+            content=request('q', 'message/send', {'message': user_message('0.3', 'quiet job'),
+                                                  'configuration': {'blocking': False}}),
+            headers=headers_for('0.3'),
+        ).json()
+        task_id = started['result']['id']
+        body = streaming(caller, 'sub', {'id': task_id}, subscribe=True)
+        with httpx.Client(timeout=httpx.Timeout(TIMEOUT, read=3.0)) as quick:
+            with quick.stream('POST', base, content=body, headers=headers_for(caller)) as held:
+                assert held.status_code == 200
+                assert held.headers['content-type'].startswith('text/event-stream'), held.headers
+                lines = held.iter_lines()
+                first = next(lines)
+                if caller == '1.0':
+                    # A 1.0 subscription starts with the task.
+                    event = json.loads(first.removeprefix('data:').strip())
+                    assert event['id'] == 'sub', event
+                    assert event['result']['task']['status']['state'] == 'TASK_STATE_WORKING', event
+                elif agent == '1.0':
+                    # A 1.0 agent's subscription starts with the task, passed on.
+                    event = json.loads(first.removeprefix('data:').strip())
+                    assert event['result']['kind'] == 'task', event
+                else:
+                    # A 0.3 agent says nothing: the head comes with a keep-alive comment.
+                    assert first == ': keep-alive', first
+                cancel = http.post(base, content=request('c', 'tasks/cancel', {'id': task_id}),
+                                   headers=headers_for('0.3')).json()
+                assert cancel['result']['status']['state'] == 'canceled', cancel
+                rest = [json.loads(line.removeprefix('data:').strip()) for line in lines if line.startswith('data:')]
+    states = [(e['result'].get('statusUpdate') or e['result']).get('status', {}).get('state') for e in rest]
+    assert states and states[-1] in ('canceled', 'TASK_STATE_CANCELED'), rest
+
+
+@pytest.mark.parametrize('agent', REVISIONS, ids=lambda r: f'agent{r}')
+@pytest.mark.parametrize('caller', REVISIONS, ids=lambda r: f'caller{r}')
+def test_an_http_json_subscription_to_a_quiet_task_gets_its_head_at_once(bridges, caller, agent):
+    """The same over HTTP+JSON: the subscriber's head and first line come at once."""
+    base = bridges[agent].url
+    with httpx.Client(timeout=TIMEOUT) as http:
+        started = http.post(
+            base,
+            content=request('q', 'message/send', {'message': user_message('0.3', 'quiet job'),
+                                                  'configuration': {'blocking': False}}),
+            headers=headers_for('0.3'),
+        ).json()
+        task_id = started['result']['id']
+        path = f'/tasks/{task_id}:subscribe' if caller == '1.0' else f'/v1/tasks/{task_id}:subscribe'
+        try:
+            with httpx.Client(timeout=httpx.Timeout(TIMEOUT, read=3.0)) as quick:
+                with quick.stream('GET', base + path, headers=V1 if caller == '1.0' else {}) as held:
+                    assert held.status_code == 200, held.read()
+                    assert held.headers['content-type'].startswith('text/event-stream'), held.headers
+                    first = next(held.iter_lines())
+                    if caller == '0.3' and agent == '0.3':
+                        assert first == ': keep-alive', first
+                    else:
+                        event = json.loads(first.removeprefix('data:').strip())
+                        assert 'task' in event or event.get('kind') == 'task', event
+        finally:
+            http.post(base, content=request('c', 'tasks/cancel', {'id': task_id}), headers=headers_for('0.3'))
+
+
 def undeclared(revision: str) -> dict[str, Any]:
     if revision == '1.0':
         return {'raw': 'aGk=', 'mediaType': 'application/x-undeclared'}

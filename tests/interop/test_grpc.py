@@ -109,3 +109,52 @@ def test_grpc_errors_are_statuses_in_each_revisions_form(bridges, agent):
                 assert failure.details().startswith('TaskNotFoundError: '), failure.details()
 
     asyncio.run(run())
+
+
+@pytest.mark.parametrize('agent', REVISIONS, ids=lambda r: f'agent{r}-jsonrpc')
+@pytest.mark.parametrize('caller', REVISIONS, ids=lambda r: f'caller{r}')
+def test_a_grpc_subscription_to_a_quiet_task_gets_its_head_at_once_and_sees_the_cancel(bridges, caller, agent):
+    """A task the agent works on without a word: the gRPC subscriber's response headers must not
+    wait for the agent's next event, so a client that waits for them before it cancels the task
+    sees the cancel end its subscription."""
+    import asyncio
+
+    import grpc
+    import httpx
+    from a2a.compat.v0_3 import a2a_v0_3_pb2, a2a_v0_3_pb2_grpc
+    from a2a.types import a2a_pb2, a2a_pb2_grpc
+
+    bridge = bridges[agent]
+    target = grpc_target(bridge)
+
+    def rpc(method: str, params: dict) -> dict:
+        body = {'jsonrpc': '2.0', 'id': 1, 'method': method, 'params': params}
+        return httpx.post(bridge.url, json=body, timeout=15).json()
+
+    message = {'kind': 'message', 'messageId': f'quiet-{caller}-{agent}', 'role': 'user',
+               'parts': [{'kind': 'text', 'text': 'quiet job'}]}
+    task_id = rpc('message/send', {'message': message, 'configuration': {'blocking': False}})['result']['id']
+
+    async def run() -> list[str]:
+        async with grpc.aio.insecure_channel(target) as channel:
+            if caller == '1.0':
+                call = a2a_pb2_grpc.A2AServiceStub(channel).SubscribeToTask(
+                    a2a_pb2.SubscribeToTaskRequest(id=task_id), metadata=[('a2a-version', '1.0')])
+            else:
+                call = a2a_v0_3_pb2_grpc.A2AServiceStub(channel).TaskSubscription(
+                    a2a_v0_3_pb2.TaskSubscriptionRequest(name=f'tasks/{task_id}'))
+            await asyncio.wait_for(call.initial_metadata(), 3.0)
+            canceled = await asyncio.to_thread(rpc, 'tasks/cancel', {'id': task_id})
+            assert canceled['result']['status']['state'] == 'canceled', canceled
+            states = []
+            async for response in call:
+                kind = response.WhichOneof('payload')
+                if kind in ('task', 'status_update'):
+                    states.append(a2a_pb2.TaskState.Name(getattr(response, kind).status.state)
+                                  if caller == '1.0'
+                                  else a2a_v0_3_pb2.TaskState.Name(getattr(response, kind).status.state))
+            return states
+
+    states = asyncio.run(asyncio.wait_for(run(), 15.0))
+    canceled = 'TASK_STATE_CANCELED' if caller == '1.0' else 'TASK_STATE_CANCELLED'
+    assert states and states[-1] == canceled, states

@@ -584,6 +584,9 @@ pub struct TimeoutsSection {
     /// Longest quiet gap inside a streamed answer.
     #[serde(deserialize_with = "duration")]
     pub stream_idle: Duration,
+    /// How long a stream's head waits for the agent's first event.
+    #[serde(deserialize_with = "duration")]
+    pub first_event: Duration,
     /// Establishing a connection to the agent.
     #[serde(deserialize_with = "duration")]
     pub connect: Duration,
@@ -599,6 +602,7 @@ impl Default for TimeoutsSection {
             unary: app.unary,
             stream_head: app.stream_head,
             stream_idle: app.stream_idle,
+            first_event: app.first_event,
             connect: ClientSettings::default().connect_timeout,
             header_read: ServerConfig::default().header_read_timeout,
         }
@@ -1021,6 +1025,7 @@ impl Config {
                 unary: self.timeouts.unary,
                 stream_head: self.timeouts.stream_head,
                 stream_idle: self.timeouts.stream_idle,
+                first_event: self.timeouts.first_event,
             },
             auth,
             scope_header: self

@@ -199,6 +199,12 @@ pub trait CallerForm: std::fmt::Debug + Send + Sync {
 
     /// The stream frame that ends a stream with `error`.
     fn error_frame(&self, ports: &Ports, context: &Context, error: RpcError) -> Bytes;
+
+    /// The frame written at once when a stream's head goes out before any event (an SSE
+    /// keep-alive comment); `None` where the binding shows an open stream by its head alone.
+    fn quiet_frame(&self) -> Option<Bytes> {
+        None
+    }
 }
 
 /// How an agent of one binding is called.

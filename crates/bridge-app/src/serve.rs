@@ -18,8 +18,7 @@
 use std::sync::Arc;
 
 use bridge_ir::{
-    Call, ErrorCode, ListTasksParams, ListTasksResult, Reply, Revision, RpcError, SendResult,
-    StreamEvent, Task,
+    Call, ErrorCode, ListTasksParams, ListTasksResult, Reply, Revision, RpcError, SendResult, Task,
 };
 use futures_util::future::BoxFuture;
 use http::{HeaderMap, StatusCode};
@@ -199,22 +198,17 @@ pub(crate) async fn dispatch(
     }
     let strip_history = toward_0_3 && requests_no_history(&call);
     match call {
-        Call::SubscribeToTask(ref params) if toward_0_3 && context.caller == Revision::V1_0 => {
+        // A 1.0 subscription starts with the task, whatever the agent's stream starts with (a
+        // 0.3 agent's never does): the bridge reads it first, refuses a finished task, and so
+        // answers the head at once.
+        Call::SubscribeToTask(ref params) if context.caller == Revision::V1_0 => {
             let task_id = params.id.clone();
             match Box::pin(current_task(bridge, &context, &task_id)).await {
                 Err(error) => refuse(&bridge.ports, &context, error),
                 Ok(task) if task.status.state.is_terminal() => {
                     refuse(&bridge.ports, &context, terminal_refusal(&task_id, &task))
                 }
-                Ok(task) => {
-                    Box::pin(crate::stream::open(
-                        bridge,
-                        context,
-                        call,
-                        Some(StreamEvent::Task(task)),
-                    ))
-                    .await
-                }
+                Ok(task) => Box::pin(crate::stream::open(bridge, context, call, Some(task))).await,
             }
         }
         Call::SendStreamingMessage(_) | Call::SubscribeToTask(_) => {

@@ -178,6 +178,10 @@ pub struct Timeouts {
     pub stream_head: Duration,
     /// Longest quiet gap inside a streamed answer.
     pub stream_idle: Duration,
+    /// How long the caller's stream head waits, once the agent's head is in, for the agent's
+    /// first event: a refusal sent as the first event is answered as a refusal. The head goes
+    /// out when it ends, whether or not an event came.
+    pub first_event: Duration,
 }
 
 impl Default for Timeouts {
@@ -186,6 +190,7 @@ impl Default for Timeouts {
             unary: Duration::from_mins(1),
             stream_head: Duration::from_secs(30),
             stream_idle: Duration::from_mins(5),
+            first_event: Duration::from_millis(100),
         }
     }
 }

@@ -287,6 +287,10 @@ impl CallerForm for JsonRpcCaller {
     fn error_frame(&self, ports: &Ports, context: &Context, error: RpcError) -> Bytes {
         bridge_wire::sse::frame(&encode_error(ports, context.caller, &context.id, error))
     }
+
+    fn quiet_frame(&self) -> Option<Bytes> {
+        Some(Bytes::from_static(bridge_wire::sse::KEEPALIVE))
+    }
 }
 
 /// How an HTTP+JSON caller is answered: the revision's HTTP+JSON result or error, under the
@@ -348,5 +352,9 @@ impl CallerForm for RestCaller {
 
     fn error_frame(&self, ports: &Ports, context: &Context, error: RpcError) -> Bytes {
         rest_error_frame(ports, context.caller, error)
+    }
+
+    fn quiet_frame(&self) -> Option<Bytes> {
+        Some(Bytes::from_static(bridge_wire::sse::KEEPALIVE))
     }
 }

@@ -20,6 +20,8 @@ pub enum Answer {
     Chunks(Vec<Bytes>),
     /// A stream that sends these chunks, then fails.
     ChunksThenFail(Vec<Bytes>),
+    /// A stream that sends these chunks, then stays open and quiet.
+    ChunksThenHold(Vec<Bytes>),
     /// No connection.
     Refused,
 }
@@ -81,6 +83,7 @@ impl Upstream for ScriptedUpstream {
             seen.push(request);
         }
         Box::pin(async move {
+            let mut hold = false;
             let (status, content_type, chunks, fail) = match answer {
                 Answer::Refused => {
                     return Err(UpstreamError::Connect("connection refused".into()));
@@ -90,6 +93,10 @@ impl Upstream for ScriptedUpstream {
                 }
                 Answer::Chunks(chunks) => (200, "text/event-stream", chunks, false),
                 Answer::ChunksThenFail(chunks) => (200, "text/event-stream", chunks, true),
+                Answer::ChunksThenHold(chunks) => {
+                    hold = true;
+                    (200, "text/event-stream", chunks, false)
+                }
             };
             let mut items: Vec<Result<Bytes, UpstreamError>> = chunks.into_iter().map(Ok).collect();
             if fail {
@@ -102,7 +109,13 @@ impl Upstream for ScriptedUpstream {
             Ok(UpstreamResponse {
                 status: http::StatusCode::from_u16(status).unwrap_or(http::StatusCode::OK),
                 headers,
-                body: Box::pin(futures_util::stream::iter(items)),
+                body: if hold {
+                    Box::pin(
+                        futures_util::stream::iter(items).chain(futures_util::stream::pending()),
+                    )
+                } else {
+                    Box::pin(futures_util::stream::iter(items))
+                },
             })
         })
     }

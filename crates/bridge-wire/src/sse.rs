@@ -184,6 +184,10 @@ impl SseSplitter {
     }
 }
 
+/// An SSE comment: what a stream writes when its head goes out before any event, so that a
+/// client and any proxy between see the stream open.
+pub const KEEPALIVE: &[u8] = b": keep-alive\n\n";
+
 /// Writes one SSE event whose data is a single line of JSON.
 #[must_use]
 pub fn frame(json: &[u8]) -> Bytes {

@@ -115,6 +115,10 @@ class InteropExecutor(AgentExecutor):
                 await updater.update_status(TaskState.working, message=say(f'tick {tick}'))
                 tick += 1
             await updater.complete()
+        elif kind == 'quiet':
+            await updater.start_work(message=say('quiet started'))
+            await asyncio.sleep(b.SLOW_LIMIT)
+            await updater.complete()
         elif kind == 'ask':
             await updater.requires_input(message=say(b.QUESTION), final=True)
         elif kind == 'parts':
@@ -155,7 +159,7 @@ def build_cards(base_url: str, transport: str = TransportProtocol.jsonrpc) -> tu
     skill = AgentSkill(
         id=b.SKILL_ID,
         name='interop behaviours',
-        description='echo, stream, slow, ask, parts, message',
+        description='echo, stream, slow, quiet, ask, parts, message',
         tags=['test'],
     )
     card = AgentCard(

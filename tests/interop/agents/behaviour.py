@@ -13,6 +13,8 @@ The first word of the user's text picks the behaviour:
 |           | `chunk i` (one artifact, appended), `STREAM_SPACING` seconds apart, then completed      |
 | `slow`    | task: working, then a working status `tick i` every `SLOW_TICK` seconds until canceled  |
 |           | (bounded: completes after `SLOW_LIMIT` seconds if nobody cancels it)                    |
+| `quiet`   | task: working, then nothing until canceled (bounded: completes after `SLOW_LIMIT`      |
+|           | seconds), so a subscription to it has no event to send                                  |
 | `ask`     | task: input-required with a question; a follow-up message in the same task completes   |
 |           | it with an artifact `answer: <follow-up text>`                                          |
 | `parts`   | task: an artifact `parts-echo` holding every non-text part it received, unchanged, and  |
@@ -52,7 +54,7 @@ QUESTION = 'what is your favourite colour?'
 def behaviour_of(text: str) -> str:
     """The behaviour selected by the user text (its first word)."""
     word = text.strip().split(' ', 1)[0].lower() if text.strip() else ''
-    if word in ('echo', 'stream', 'slow', 'ask', 'parts', 'message'):
+    if word in ('echo', 'stream', 'slow', 'quiet', 'ask', 'parts', 'message'):
         return word
     return 'echo'
 

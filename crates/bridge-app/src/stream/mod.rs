@@ -11,8 +11,9 @@
 //! - A 1.0 task stream must begin with the Task. A 0.3 agent may begin with a status or
 //!   artifact update; the bridge then sends a Task built from that event first.
 //! - A 1.0 `SubscribeToTask` must send the current Task first and refuse a terminal task. A 0.3
-//!   agent's `tasks/resubscribe` does neither, so the pipeline reads the task first and hands
-//!   the snapshot here; a Task the upstream repeats at the start is not sent twice.
+//!   agent's `tasks/resubscribe` does neither, and a 1.0 agent's stream may start otherwise, so
+//!   for every 1.0 subscriber the core reads the task first and hands the snapshot here; the
+//!   agent's own first Task, when it is that same snapshot, is not sent twice.
 //! - A message stream ends after the event that ends it (terminal or interrupted state, a
 //!   message, or `final`); a subscription only at a terminal state (A2A 1.0 §3.1.6), so a
 //!   subscriber of a task waiting for input sees it finish. 0.3 marks the last event `final`;
@@ -26,11 +27,19 @@
 //! # Errors
 //!
 //! An upstream that closes early, fails, goes quiet past the idle timeout, or sends an event that
-//! does not decode, ends the caller's stream with a JSON-RPC error event in the caller's
-//! revision: once the SSE head is out, an event is the only way left to say so. The head waits
-//! for the first event, so that a call refused before any event (by the agent, however it
-//! framed the refusal) is answered as any refusal is: a plain JSON-RPC error to a 1.0 caller, an
-//! event stream of one error event to a 0.3 caller (see `crate::rpc::as_event_stream_for_0_3`).
+//! does not decode, ends the caller's stream with an error frame in the caller's revision and
+//! binding: once the head is out, a frame is the only way left to say so.
+//!
+//! # The head
+//!
+//! The caller's head goes out when the agent's has come and either its first event has too or
+//! `timeouts.first_event` (100 ms by default) has passed, whichever is first; a head sent
+//! before any event is followed at once by the form's quiet frame (an SSE keep-alive comment).
+//! So a client that waits for the head before it acts (to cancel the task it subscribed to,
+//! say) is never held until the agent's next event, and a call the agent refuses with its first
+//! event is answered as any refusal is: a plain JSON-RPC error to a 1.0 caller, an event stream
+//! of one error event to a 0.3 caller, an HTTP+JSON error, a gRPC status. A 1.0 subscription
+//! starts with the snapshot the core read, so its head never waits.
 //!
 //! When the caller goes away the server drops this stream, which drops the upstream body and so
 //! cancels the upstream request; a followed task is no longer read.
@@ -40,7 +49,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::task::Poll;
 
-use bridge_ir::{Call, ErrorCode, RpcError, StreamEvent};
+use bridge_ir::{Call, ErrorCode, RpcError, StreamEvent, Task};
 
 use bytes::{Bytes, BytesMut};
 use futures_util::StreamExt;
@@ -62,7 +71,7 @@ pub(crate) async fn open(
     bridge: &Arc<Bridge>,
     context: Context,
     call: Call,
-    snapshot: Option<StreamEvent>,
+    snapshot: Option<Task>,
 ) -> InboundResponse {
     let method = call.method();
     let Some(slot) = StreamSlot::take(bridge) else {
@@ -89,26 +98,38 @@ pub(crate) async fn open(
     let extensions = crate::headers::toward_caller(&opened.headers, context.caller);
     let context_caller = context.caller;
     let binding = context.binding();
-    let mut translator = Translator::new(bridge, context, method, subscribed, snapshot.is_some());
+    let refusal_context = context.clone();
+    let quiet = context.form.quiet_frame();
+    let mut translator = Translator::new(bridge, context, method, subscribed, snapshot.clone());
     let mut pending = VecDeque::new();
-    if let Some(event) = snapshot {
-        pending.extend(translator.event(event));
+    if let Some(task) = snapshot {
+        pending.extend(translator.event(StreamEvent::Task(task)));
     }
     let source = Source::Upstream(opened.events);
     let farewell = farewell(bridge, &translator.context);
-    let mut state = State {
+    let state = State {
         _slot: slot,
         source,
         pending,
         translator,
     };
-    // The head waits for the first frame: a refusal before any event is answered as a refusal.
-    let first = state.next_frame().await;
-    if let Some(error) = state.translator.refusal.take() {
-        return crate::answer::refuse(&bridge.ports, &state.translator.context, error);
-    }
-    let first = futures_util::stream::iter(first);
-    let frames = first.chain(futures_util::stream::unfold(state, State::next));
+    let mut steps = Box::pin(futures_util::stream::unfold(state, State::next));
+    // The head waits a moment for the first frame, so that a refusal sent as the agent's first
+    // event is answered as a refusal; then it goes out, event or not. `steps` keeps the read in
+    // progress across the wait: nothing is lost when the wait ends first.
+    let wait = bridge
+        .ports
+        .upstream
+        .wait(bridge.ports.settings.timeouts.first_event);
+    let first = match futures_util::future::select(steps.next(), wait).await {
+        futures_util::future::Either::Left((Some((_, Some(error))), _)) => {
+            return crate::answer::refuse(&bridge.ports, &refusal_context, error);
+        }
+        futures_util::future::Either::Left((Some((frame, None)), _)) => Some(frame),
+        futures_util::future::Either::Left((None, _)) => None,
+        futures_util::future::Either::Right(((), _)) => quiet,
+    };
+    let frames = futures_util::stream::iter(first).chain(steps.map(|(frame, _)| frame));
     let mut head = http::Response::new(());
     *head.status_mut() = StatusCode::OK;
     let headers = head.headers_mut();
@@ -208,9 +229,12 @@ struct State {
 const GATHER_LIMIT: usize = 32 * 1024;
 
 impl State {
-    async fn next(mut self) -> Option<(Bytes, Self)> {
+    /// The next frames, and the error they carry when it ended the stream before any event
+    /// (for `open` to answer as a refusal while the head is not out).
+    async fn next(mut self) -> Option<((Bytes, Option<RpcError>), Self)> {
         let frame = self.next_frame().await?;
-        Some((frame, self))
+        let refusal = self.translator.refusal.take();
+        Some(((frame, refusal), self))
     }
 
     /// The next frames to write: every frame ready now, as one buffer.

@@ -22,8 +22,9 @@ pub(super) struct Translator {
     pub(super) task_first: bool,
     /// The stream is a subscription: it ends only at a terminal state.
     pub(super) subscription: bool,
-    /// A snapshot was sent already; a Task repeated at the start is dropped.
-    pub(super) skip_repeated_task: bool,
+    /// The snapshot sent first: the agent's own first event, when it is that same Task, is
+    /// dropped (a newer Task is sent).
+    pub(super) snapshot: Option<Task>,
     /// The task the stream is about (id, context id), once an event named it.
     pub(super) task: Option<(String, String)>,
     /// The last status sent to the caller.
@@ -40,14 +41,14 @@ pub(super) struct Translator {
 }
 
 impl Translator {
-    /// The translator of a `method` stream; `task` is the subscribed task, `snapshot` whether
-    /// the task's snapshot goes first.
+    /// The translator of a `method` stream; `task` is the subscribed task, `snapshot` the
+    /// task's snapshot that goes first.
     pub(super) fn new(
         bridge: &Arc<Bridge>,
         context: Context,
         method: Method,
         task: Option<(String, String)>,
-        snapshot: bool,
+        snapshot: Option<Task>,
     ) -> Self {
         Self {
             bridge: Arc::clone(bridge),
@@ -55,7 +56,7 @@ impl Translator {
                 && context.upstream == Revision::V0_3
                 && method == Method::SendStreamingMessage,
             subscription: task.is_some(),
-            skip_repeated_task: snapshot,
+            snapshot,
             task,
             last_status: None,
             seen_artifacts: Vec::new(),
@@ -90,11 +91,11 @@ impl Translator {
         {
             self.task = Some((id.to_owned(), context_id.to_owned()));
         }
-        if self.skip_repeated_task && self.sent_any {
-            self.skip_repeated_task = false;
-            if matches!(event, StreamEvent::Task(_)) {
-                return frames;
-            }
+        if self.sent_any
+            && let Some(snapshot) = self.snapshot.take()
+            && matches!(&event, StreamEvent::Task(task) if *task == snapshot)
+        {
+            return frames;
         }
         if self.task_first
             && !self.sent_any

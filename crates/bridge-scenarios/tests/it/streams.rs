@@ -2,6 +2,8 @@
 
 use std::sync::Arc;
 
+use futures_util::StreamExt;
+
 use bridge_scenarios::{Answer, Received, bridge, rpc, sse};
 use serde_json::{Value, json};
 
@@ -303,6 +305,9 @@ async fn a_subscription_stays_open_through_an_interrupted_state_and_ends_at_a_te
     // bridge must not end the caller's stream at the interrupted snapshot.
     let agent = upstream(card_v10(), |_, body| {
         let id = &body["id"];
+        if body["method"] == "GetTask" {
+            return ok(id, task_v10("TASK_STATE_INPUT_REQUIRED"));
+        }
         let snapshot = json!({"jsonrpc": "2.0", "id": id, "result": {"task": task_v10("TASK_STATE_INPUT_REQUIRED")}});
         Answer::Chunks(vec![
             sse(&snapshot),
@@ -598,4 +603,98 @@ async fn events_the_upstream_delivered_together_go_out_together_and_a_repeated_s
             .any(|e| e.id == "t-1" && e.state == bridge_ir::TaskState::Completed),
         "{entries:?}"
     );
+}
+
+#[tokio::test]
+async fn a_stream_the_agent_keeps_quiet_gets_its_head_at_once_with_a_keep_alive() {
+    // A 0.3 agent working quietly on a task: its resubscription answers a head and no event.
+    let agent = upstream(card_v03(), |_, _| Answer::ChunksThenHold(Vec::new()));
+    let b = bridge(agent, |s| {
+        s.timeouts.first_event = std::time::Duration::from_millis(20);
+    });
+    let resubscribe =
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tasks/resubscribe", "params": {"id": "t-1"}});
+    let request = bridge_app::service::InboundRequest {
+        method: http::Method::POST,
+        path: "/".to_owned(),
+        query: None,
+        headers: http::HeaderMap::new(),
+        body: bytes::Bytes::from(resubscribe.to_string()),
+    };
+    let Ok(answer) = tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        bridge_http::handle(b, request),
+    )
+    .await
+    else {
+        panic!("the head waited for the agent's next event");
+    };
+    let bridge_app::service::InboundResponse::Stream {
+        head, mut frames, ..
+    } = answer
+    else {
+        panic!("not a stream: {answer:?}");
+    };
+    assert_eq!(head.status, 200);
+    assert_eq!(head.headers["content-type"], "text/event-stream");
+    let Ok(first) = tokio::time::timeout(std::time::Duration::from_secs(5), frames.next()).await
+    else {
+        panic!("no frame after the head");
+    };
+    assert_eq!(first.as_deref(), Some(&b": keep-alive\n\n"[..]));
+}
+
+#[tokio::test]
+async fn a_1_0_subscription_starts_with_the_task_whatever_the_agents_stream_starts_with() {
+    // A 1.0 agent whose subscription starts with a status update, then repeats a newer Task.
+    let agent = upstream(card_v10(), |_, body| {
+        let id = &body["id"];
+        if body["method"] == "GetTask" {
+            return ok(id, task_v10("TASK_STATE_WORKING"));
+        }
+        let newer = json!({"jsonrpc": "2.0", "id": id, "result": {"task": task_v10("TASK_STATE_INPUT_REQUIRED")}});
+        Answer::Chunks(vec![
+            sse(&status_v10(id, "TASK_STATE_WORKING")),
+            sse(&newer),
+            sse(&status_v10(id, "TASK_STATE_COMPLETED")),
+        ])
+    });
+    let b = bridge(agent.clone(), |_| {});
+    let subscribe =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "SubscribeToTask", "params": {"id": "t-1"}});
+    let got = rpc(&b, &[V1], &subscribe).await;
+    assert_eq!(
+        neutral_v10(got.events()),
+        [
+            "task:TASK_STATE_WORKING",
+            "status:TASK_STATE_WORKING",
+            "task:TASK_STATE_INPUT_REQUIRED",
+            "status:TASK_STATE_COMPLETED"
+        ]
+    );
+    let methods: Vec<_> = agent.calls().iter().map(|c| c["method"].clone()).collect();
+    assert_eq!(methods, [json!("GetTask"), json!("SubscribeToTask")]);
+    // Over HTTP+JSON too, and a finished task is refused without subscribing.
+    let got =
+        bridge_scenarios::call(&b, http::Method::GET, "/tasks/t-1:subscribe", &[V1], "").await;
+    let events = got.events();
+    assert_eq!(
+        events[0]["task"]["status"]["state"], "TASK_STATE_WORKING",
+        "{got:#?}"
+    );
+    assert_eq!(events.len(), 4, "{got:#?}");
+}
+
+#[tokio::test]
+async fn a_1_0_subscription_to_a_finished_1_0_task_is_refused_before_the_agent_is_asked() {
+    let agent = upstream(card_v10(), |_, body| {
+        ok(&body["id"], task_v10("TASK_STATE_COMPLETED"))
+    });
+    let b = bridge(agent.clone(), |_| {});
+    let subscribe =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "SubscribeToTask", "params": {"id": "t-1"}});
+    let got = rpc(&b, &[V1], &subscribe).await;
+    assert_eq!(got.body()["error"]["code"], -32004, "{got:#?}");
+    let methods: Vec<_> = agent.calls().iter().map(|c| c["method"].clone()).collect();
+    assert_eq!(methods, [json!("GetTask")]);
 }
