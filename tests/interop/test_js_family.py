@@ -229,6 +229,37 @@ def test_a_js_0_3_grpc_agents_refusal_to_cancel_reaches_json_rpc_callers_as_task
     assert not wrong, '\n'.join(wrong)
 
 
+@pytest.mark.parametrize('agent', PY_AGENTS + ['js0.3-grpc'])
+def test_the_js_0_3_grpc_client_types_the_bridges_refusals(family: Family, agent: str) -> None:
+    """The JavaScript SDK 0.3's gRPC client types an error by its status and call alone
+    (`FAILED_PRECONDITION` on a cancel is TaskNotCancelable, `NOT_FOUND` TaskNotFound), not by
+    its message: the bridge writes the status it keys on, whatever form the agent answered in
+    (a2a-sdk 0.3.26's `UNIMPLEMENTED` with a class prefix, a2a-sdk 1.3.0's reason, the
+    JavaScript SDK 0.3's own)."""
+    route = route_of(agent)
+
+    async def body(make) -> list[str]:
+        wrong = []
+        who = make(route, '0.3', 'grpc', True)
+        done = await who.send(f'echo {uuid.uuid4().hex[:8]}')
+        try:
+            got = await who.cancel(done.id)
+            wrong.append(f'{who.label}: a finished task was canceled: {got}')
+        except Refused as refusal:
+            if 'TaskNotCancelableError' not in refusal.code.split():
+                wrong.append(f'{who.label} cancel: {refusal.code} {refusal.message}')
+        try:
+            got = await who.get(f'no-such-task-{uuid.uuid4().hex[:8]}')
+            wrong.append(f'{who.label}: an unknown task was found: {got}')
+        except Refused as refusal:
+            if 'TaskNotFoundError' not in refusal.code.split():
+                wrong.append(f'{who.label} get: {refusal.code} {refusal.message}')
+        return wrong
+
+    wrong = family.run(body)
+    assert not wrong, '\n'.join(wrong)
+
+
 # How each JS client exposes TaskNotFound answered by the bridge in its form: the JSON-RPC code,
 # the HTTP status, the gRPC status code.
 NOT_FOUND = {'jsonrpc': -32001, 'rest': 404, 'grpc': 5}

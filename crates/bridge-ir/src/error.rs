@@ -116,6 +116,52 @@ impl ErrorCode {
             .find(|named| named.reason() == Some(reason))
     }
 
+    /// The name the SDKs give the error's class (a2a-sdk 1.x, whose 0.3 service prefixes a gRPC
+    /// status message with it, as a2a-sdk 0.3 does): `TaskNotCancelableError`.
+    #[must_use]
+    pub const fn class_name(self) -> &'static str {
+        match self {
+            Self::ParseError => "JSONParseError",
+            Self::InvalidRequest => "InvalidRequestError",
+            Self::MethodNotFound => "MethodNotFoundError",
+            Self::InvalidParams => "InvalidParamsError",
+            Self::InternalError | Self::Other(_) => "InternalError",
+            Self::TaskNotFound => "TaskNotFoundError",
+            Self::TaskNotCancelable => "TaskNotCancelableError",
+            Self::PushNotificationNotSupported => "PushNotificationNotSupportedError",
+            Self::UnsupportedOperation => "UnsupportedOperationError",
+            Self::ContentTypeNotSupported => "ContentTypeNotSupportedError",
+            Self::InvalidAgentResponse => "InvalidAgentResponseError",
+            Self::ExtendedAgentCardNotConfigured => "ExtendedAgentCardNotConfiguredError",
+            Self::ExtensionSupportRequired => "ExtensionSupportRequiredError",
+            Self::VersionNotSupported => "VersionNotSupportedError",
+        }
+    }
+
+    /// The code a class name names: [`class_name`](Self::class_name), or a2a-sdk 0.3's name of
+    /// the extended-card error (`AuthenticatedExtendedCardNotConfiguredError`).
+    #[must_use]
+    pub fn from_class_name(name: &str) -> Option<Self> {
+        if name == "AuthenticatedExtendedCardNotConfiguredError" {
+            return Some(Self::ExtendedAgentCardNotConfigured);
+        }
+        Self::NAMED
+            .into_iter()
+            .find(|named| named.class_name() == name)
+    }
+
+    /// The code an RFC 9457 problem `type` names: `https://a2a-protocol.org/errors/task-not-found`
+    /// (the HTTP+JSON error form of A2A 1.0.0 and of the Go and Java SDKs) is the reason
+    /// `TASK_NOT_FOUND` in kebab case, as the last segment of the URI.
+    #[must_use]
+    pub fn from_problem_type(uri: &str) -> Option<Self> {
+        let name = uri.rsplit('/').next()?;
+        if name.is_empty() || !name.bytes().all(|b| b.is_ascii_lowercase() || b == b'-') {
+            return None;
+        }
+        Self::from_reason(&name.to_ascii_uppercase().replace('-', "_"))
+    }
+
     /// Whether 0.3 defines this code. -32008 and -32009 are 1.0 only.
     #[must_use]
     pub const fn exists_in_0_3(self) -> bool {
@@ -175,6 +221,40 @@ mod tests {
         }
         assert_eq!(ErrorCode::from_code(-1), ErrorCode::Other(-1));
         assert_eq!(ErrorCode::Other(-1).reason(), None);
+    }
+
+    #[test]
+    fn every_named_code_round_trips_through_its_class_name_and_problem_type() {
+        let mut classes = std::collections::BTreeSet::new();
+        for code in ErrorCode::NAMED {
+            assert!(
+                classes.insert(code.class_name()),
+                "{code:?}: a class name twice"
+            );
+            assert_eq!(ErrorCode::from_class_name(code.class_name()), Some(code));
+            let kebab = code
+                .reason()
+                .unwrap_or_default()
+                .to_ascii_lowercase()
+                .replace('_', "-");
+            let uri = format!("https://a2a-protocol.org/errors/{kebab}");
+            assert_eq!(ErrorCode::from_problem_type(&uri), Some(code), "{uri}");
+        }
+        assert_eq!(
+            ErrorCode::from_class_name("AuthenticatedExtendedCardNotConfiguredError"),
+            Some(ErrorCode::ExtendedAgentCardNotConfigured)
+        );
+        for not_one in ["TaskNotFound", "Task not found", "", "Error"] {
+            assert_eq!(ErrorCode::from_class_name(not_one), None, "{not_one}");
+        }
+        for not_one in [
+            "https://a2a-protocol.org/errors/",
+            "about:blank",
+            "TASK_NOT_FOUND",
+            "task_not_found",
+        ] {
+            assert_eq!(ErrorCode::from_problem_type(not_one), None, "{not_one}");
+        }
     }
 
     #[test]

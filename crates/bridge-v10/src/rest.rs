@@ -162,6 +162,11 @@ pub fn code_of(status: u16, reason: Option<&str>) -> ErrorCode {
     match status {
         404 => ErrorCode::TaskNotFound,
         400 => ErrorCode::InvalidParams,
+        // A2A 1.0.0's table, before 1.0.1 moved these to 400 and 500.
+        409 => ErrorCode::TaskNotCancelable,
+        415 => ErrorCode::ContentTypeNotSupported,
+        501 => ErrorCode::UnsupportedOperation,
+        502 => ErrorCode::InvalidAgentResponse,
         _ => ErrorCode::InternalError,
     }
 }
@@ -549,12 +554,9 @@ fn encode_call(call: Call) -> Result<RestRequest, EncodeError> {
 fn read_status(status: u16, body: &[u8]) -> Result<RpcError, DecodeError> {
     let value: Value = serde_json::from_slice(body)
         .map_err(|e| DecodeError::new(format!("an HTTP {status} error body is not JSON: {e}")))?;
-    let error = value
-        .get("error")
-        .and_then(Value::as_object)
-        .ok_or_else(|| {
-            DecodeError::new(format!("an HTTP {status} answer has no `error` object"))
-        })?;
+    let Some(error) = value.get("error").and_then(Value::as_object) else {
+        return read_problem(status, &value);
+    };
     let details = error
         .get("details")
         .cloned()
@@ -580,6 +582,44 @@ fn read_status(status: u16, body: &[u8]) -> Result<RpcError, DecodeError> {
     let rpc = serde_json::json!({"code": code.code(), "message": message, "data": details});
     let bytes = serde_json::to_vec(&rpc).map_err(DecodeError::from)?;
     V10JsonRpc.decode_error(&bytes)
+}
+
+/// The members of an RFC 9457 problem that say what it is; the others are the error's data.
+const PROBLEM_MEMBERS: [&str; 5] = ["type", "title", "status", "detail", "instance"];
+
+/// An RFC 9457 problem (`application/problem+json`), A2A 1.0.0's HTTP+JSON error form and the
+/// Go and Java SDKs': the error from its `type` URI (`https://a2a-protocol.org/errors/<name>`),
+/// else from its status; the message its `detail`, else its `title`; its other members (such
+/// as `supportedVersions`) the error's data.
+fn read_problem(status: u16, value: &Value) -> Result<RpcError, DecodeError> {
+    let problem = value
+        .as_object()
+        .filter(|o| o.contains_key("type") || o.contains_key("title"));
+    let Some(problem) = problem else {
+        return Err(DecodeError::new(format!(
+            "an HTTP {status} answer has no `error` object and is no problem document"
+        )));
+    };
+    let text = |name: &str| problem.get(name).and_then(Value::as_str);
+    let status = problem
+        .get("status")
+        .and_then(Value::as_u64)
+        .and_then(|code| u16::try_from(code).ok())
+        .unwrap_or(status);
+    let code = text("type")
+        .and_then(ErrorCode::from_problem_type)
+        .unwrap_or_else(|| code_of(status, None));
+    let message = text("detail").or_else(|| text("title")).unwrap_or_default();
+    let mut error = RpcError::new(code, message);
+    let data: serde_json::Map<String, Value> = problem
+        .iter()
+        .filter(|(name, _)| !PROBLEM_MEMBERS.contains(&name.as_str()))
+        .map(|(name, value)| (name.clone(), value.clone()))
+        .collect();
+    if !data.is_empty() {
+        error.data = Some(Value::Object(data));
+    }
+    Ok(error)
 }
 
 #[cfg(test)]
@@ -772,5 +812,51 @@ mod tests {
             (refused.status, body["error"]["code"].as_u64()),
             (405, Some(405))
         );
+    }
+
+    #[test]
+    fn the_1_0_0_forms_of_an_agents_error_read_as_their_error() {
+        // RFC 9457 problems, by their type URI whatever the status, else by the status.
+        for code in ErrorCode::NAMED {
+            let kebab = code
+                .reason()
+                .unwrap_or_default()
+                .to_ascii_lowercase()
+                .replace('_', "-");
+            let body = serde_json::json!({
+                "type": format!("https://a2a-protocol.org/errors/{kebab}"),
+                "title": "t", "status": 418, "detail": "why it broke",
+            });
+            let error = V10Rest
+                .decode_error(418, body.to_string().as_bytes())
+                .unwrap();
+            assert_eq!((error.code, error.message.as_str()), (code, "why it broke"));
+        }
+        let body = br#"{"type":"about:blank","title":"Conflict","status":409,"supportedVersions":["1.0"]}"#;
+        let error = V10Rest.decode_error(409, body).unwrap();
+        assert_eq!(
+            (error.code, error.message.as_str()),
+            (ErrorCode::TaskNotCancelable, "Conflict")
+        );
+        assert_eq!(
+            error.data,
+            Some(serde_json::json!({"supportedVersions": ["1.0"]}))
+        );
+        // 1.0.0's statuses of a google.rpc.Status without a reason.
+        for (status, code) in [
+            (409, ErrorCode::TaskNotCancelable),
+            (415, ErrorCode::ContentTypeNotSupported),
+            (501, ErrorCode::UnsupportedOperation),
+            (502, ErrorCode::InvalidAgentResponse),
+        ] {
+            let body = format!(r#"{{"error":{{"code":{status},"message":"m"}}}}"#);
+            assert_eq!(
+                V10Rest.decode_error(status, body.as_bytes()).unwrap().code,
+                code
+            );
+        }
+        // Neither form: a decode error naming what is missing.
+        let error = V10Rest.decode_error(500, br#"{"oops":1}"#).unwrap_err();
+        assert!(error.message.contains("no `error` object"), "{error}");
     }
 }

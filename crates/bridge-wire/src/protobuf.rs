@@ -371,3 +371,33 @@ mod tests {
         }
     }
 }
+
+/// `google.rpc.Status` as far as an error's reason needs it.
+#[derive(Clone, PartialEq, prost::Message)]
+struct RpcStatus {
+    #[prost(message, repeated, tag = "3")]
+    details: Vec<prost_types::Any>,
+}
+
+/// `google.rpc.ErrorInfo` as far as its reason.
+#[derive(Clone, PartialEq, prost::Message)]
+struct ErrorInfo {
+    #[prost(string, tag = "1")]
+    reason: String,
+}
+
+/// The reason of the first `google.rpc.ErrorInfo` in an encoded `google.rpc.Status` (a
+/// status's `grpc-status-details-bin`), when it has one: how 1.0 names an error on gRPC, and
+/// how some 0.3 servers (the JavaScript SDK 1.x's 0.3 service) name theirs too.
+#[must_use]
+pub fn error_reason(details: &[u8]) -> Option<String> {
+    use prost::Message as _;
+    let status = RpcStatus::decode(details).ok()?;
+    status.details.iter().find_map(|any| {
+        if !any.type_url.ends_with("google.rpc.ErrorInfo") {
+            return None;
+        }
+        let info = ErrorInfo::decode(any.value.as_slice()).ok()?;
+        Some(info.reason).filter(|r| !r.is_empty())
+    })
+}

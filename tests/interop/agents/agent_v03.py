@@ -71,6 +71,14 @@ class InteropExecutor(AgentExecutor):
             return
 
         kind = b.behaviour_of(text)
+        if kind == 'extensions':
+            requested = sorted(context.requested_extensions)
+            for uri in requested:
+                context.add_activated_extension(uri)
+            await event_queue.enqueue_event(
+                new_agent_text_message(f'extensions: {",".join(requested)}', context_id=context.context_id)
+            )
+            return
         if kind == 'message':
             await event_queue.enqueue_event(
                 new_agent_text_message(f'message: {text}', context_id=context.context_id)

@@ -78,6 +78,15 @@ class InteropExecutor(AgentExecutor):
             return
 
         kind = b.behaviour_of(text)
+        if kind == 'extensions':
+            reply = Message(
+                role=Role.ROLE_AGENT,
+                message_id=str(uuid.uuid4()),
+                context_id=context.context_id or '',
+                parts=[text_part(f'extensions: {",".join(sorted(context.requested_extensions))}')],
+            )
+            await event_queue.enqueue_event(reply)
+            return
         if kind == 'message':
             reply = Message(
                 role=Role.ROLE_AGENT,

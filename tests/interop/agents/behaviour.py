@@ -20,6 +20,8 @@ The first word of the user's text picks the behaviour:
 | `parts`   | task: an artifact `parts-echo` holding every non-text part it received, unchanged, and  |
 |           | an artifact `parts-summary` with one data part describing what arrived                  |
 | `message` | a direct Message `message: <text>`, no task                                             |
+| `extensions` | a direct Message `extensions: <the requested extension URIs, sorted, comma-joined>`;  |
+|           | the 0.3 agent also activates each (its SDK echoes them in its answer's headers)         |
 
 Anything else is treated as `echo`.
 """
@@ -54,7 +56,7 @@ QUESTION = 'what is your favourite colour?'
 def behaviour_of(text: str) -> str:
     """The behaviour selected by the user text (its first word)."""
     word = text.strip().split(' ', 1)[0].lower() if text.strip() else ''
-    if word in ('echo', 'stream', 'slow', 'quiet', 'ask', 'parts', 'message'):
+    if word in ('echo', 'stream', 'slow', 'quiet', 'ask', 'parts', 'message', 'extensions'):
         return word
     return 'echo'
 

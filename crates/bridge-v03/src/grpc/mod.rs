@@ -31,9 +31,22 @@
 //!
 //! # Errors
 //!
-//! 0.3 defines no details: a2a-sdk 0.3.26's gRPC server answers with the status [`status_of`]
-//! gives and the message `<ErrorClass>: <message>`, and a2a-sdk 1.3.0's 0.3 client reads the
-//! error back from that prefix ([`class_of`], [`error_of`]).
+//! 0.3 defines no error table for gRPC, and the SDK families read errors differently: the
+//! JavaScript SDK 0.3's client types an error by its status and the call alone
+//! (`FAILED_PRECONDITION` on a cancel is `TaskNotCancelable`, `NOT_FOUND` anywhere is
+//! `TaskNotFound`, `UNIMPLEMENTED` on a push-config call is `PushNotificationNotSupported`), never by
+//! its message; a2a-sdk 1.3.0's 0.3 client types it by the message's class prefix
+//! (`TaskNotCancelableError: …`) alone, as a2a-sdk 0.3.26's server writes it. So an error is
+//! written under the status the JavaScript client keys on ([`status_of`]: the JavaScript SDK
+//! 0.3 server's table, which is also 1.0's for the errors both name) with the message
+//! `<ErrorClass>: <message>` ([`message_of`]): both families type it. Where a2a-sdk 0.3.26's own
+//! server chose another status (`UNIMPLEMENTED` for `TaskNotCancelable` and
+//! `ContentTypeNotSupported`), its client types nothing either way.
+//!
+//! Back, every form the SDKs send reads as its error ([`error_of`]): a class prefix (either
+//! SDK generation's name of the extended-card error), an `ErrorInfo` reason in the status's
+//! details (the JavaScript SDK 1.x's 0.3 service), the JavaScript SDK 0.3's unprefixed wording
+//! (`Task not cancelable: <id>`), then the status code.
 
 use bridge_app::codec::{DecodeError, EncodeError, GrpcCodec, GrpcStatus};
 use bridge_ir::{Call, ErrorCode, Method, Reply, Revision, RpcError, StreamEvent, Translated};
@@ -201,57 +214,45 @@ impl GrpcCodec for V03Grpc {
     }
 
     fn decode_error(&self, status: &GrpcStatus) -> RpcError {
-        let (code, message) = error_of(status.code, &status.message);
+        let reason = status
+            .details
+            .as_deref()
+            .and_then(bridge_wire::protobuf::error_reason);
+        let (code, message) = error_of(status.code, &status.message, reason.as_deref());
         RpcError::new(code, message)
     }
 }
 
-/// The gRPC status code an A2A error travels under (a2a-sdk 0.3.26 `GrpcHandler.abort_context`;
-/// the errors it does not name, the card and 1.0-only ones, take `FAILED_PRECONDITION`).
+/// The gRPC status code an A2A error travels under: the JavaScript SDK 0.3 server's table
+/// (its client types `TaskNotCancelable`, `PushNotificationNotSupported`, `UnsupportedOperation`,
+/// `TaskNotFound` and the extended-card error by these), with `UNIMPLEMENTED` for a method the
+/// agent lacks (gRPC's own meaning; `NOT_FOUND` would read as `TaskNotFound` there) and the
+/// 1.0-only errors under 1.0's status.
 #[must_use]
 pub const fn status_of(error: ErrorCode) -> i32 {
     match error {
-        ErrorCode::InvalidRequest | ErrorCode::InvalidParams => code::INVALID_ARGUMENT,
-        ErrorCode::MethodNotFound | ErrorCode::TaskNotFound => code::NOT_FOUND,
+        ErrorCode::InvalidRequest
+        | ErrorCode::InvalidParams
+        | ErrorCode::ContentTypeNotSupported => code::INVALID_ARGUMENT,
+        ErrorCode::TaskNotFound => code::NOT_FOUND,
         ErrorCode::ParseError
         | ErrorCode::InternalError
         | ErrorCode::InvalidAgentResponse
         | ErrorCode::Other(_) => code::INTERNAL,
-        ErrorCode::TaskNotCancelable
+        ErrorCode::MethodNotFound
         | ErrorCode::PushNotificationNotSupported
-        | ErrorCode::UnsupportedOperation
-        | ErrorCode::ContentTypeNotSupported => code::UNIMPLEMENTED,
-        ErrorCode::ExtendedAgentCardNotConfigured
+        | ErrorCode::UnsupportedOperation => code::UNIMPLEMENTED,
+        ErrorCode::TaskNotCancelable
+        | ErrorCode::ExtendedAgentCardNotConfigured
         | ErrorCode::ExtensionSupportRequired
         | ErrorCode::VersionNotSupported => code::FAILED_PRECONDITION,
     }
 }
 
-/// The class name a2a-sdk gives an error (the prefix of its gRPC message).
-#[must_use]
-pub const fn class_of(error: ErrorCode) -> &'static str {
-    match error {
-        ErrorCode::ParseError => "JSONParseError",
-        ErrorCode::InvalidRequest => "InvalidRequestError",
-        ErrorCode::MethodNotFound => "MethodNotFoundError",
-        ErrorCode::InvalidParams => "InvalidParamsError",
-        ErrorCode::InternalError | ErrorCode::Other(_) => "InternalError",
-        ErrorCode::TaskNotFound => "TaskNotFoundError",
-        ErrorCode::TaskNotCancelable => "TaskNotCancelableError",
-        ErrorCode::PushNotificationNotSupported => "PushNotificationNotSupportedError",
-        ErrorCode::UnsupportedOperation => "UnsupportedOperationError",
-        ErrorCode::ContentTypeNotSupported => "ContentTypeNotSupportedError",
-        ErrorCode::InvalidAgentResponse => "InvalidAgentResponseError",
-        ErrorCode::ExtendedAgentCardNotConfigured => "AuthenticatedExtendedCardNotConfiguredError",
-        ErrorCode::ExtensionSupportRequired => "ExtensionSupportRequiredError",
-        ErrorCode::VersionNotSupported => "VersionNotSupportedError",
-    }
-}
-
-/// A status message: `<ErrorClass>: <message>`.
+/// A status message: `<ErrorClass>: <message>` ([`ErrorCode::class_name`]).
 #[must_use]
 pub fn message_of(error: ErrorCode, message: &str) -> String {
-    format!("{}: {message}", class_of(error))
+    format!("{}: {message}", error.class_name())
 }
 
 /// How the JavaScript SDK 0.3's gRPC server words the A2A errors it names, with no class
@@ -272,13 +273,17 @@ const JS_MESSAGES: [(&str, ErrorCode); 5] = [
 ];
 
 /// The A2A error a status stands for, and its message without the class: from the message's
-/// class prefix when it has one, else from the code.
+/// class prefix when it has one, else from the `ErrorInfo` reason of its details, else from the
+/// JavaScript SDK 0.3's wording, else from the code.
 #[must_use]
-pub fn error_of(status: i32, message: &str) -> (ErrorCode, String) {
+pub fn error_of(status: i32, message: &str, reason: Option<&str>) -> (ErrorCode, String) {
     if let Some((class, rest)) = message.split_once(": ")
-        && let Some(error) = ErrorCode::NAMED.into_iter().find(|e| class_of(*e) == class)
+        && let Some(error) = ErrorCode::from_class_name(class)
     {
         return (error, rest.to_owned());
+    }
+    if let Some(error) = reason.and_then(ErrorCode::from_reason) {
+        return (error, message.to_owned());
     }
     if let Some(&(_, error)) = JS_MESSAGES
         .iter()
@@ -312,23 +317,133 @@ mod tests {
     #[test]
     fn every_named_error_comes_back_from_its_status_and_message() {
         for error in ErrorCode::NAMED {
-            let (back, message) = error_of(status_of(error), &message_of(error, "why: it broke"));
+            let (back, message) =
+                error_of(status_of(error), &message_of(error, "why: it broke"), None);
             assert_eq!(back, error, "{error:?}");
             assert_eq!(message, "why: it broke");
         }
-        let classes: std::collections::BTreeSet<_> =
-            ErrorCode::NAMED.iter().map(|e| class_of(*e)).collect();
-        assert_eq!(classes.len(), ErrorCode::NAMED.len());
+    }
+
+    /// How the JavaScript SDK 0.3's gRPC client types a status (`GrpcTransport.mapToError`):
+    /// by the code and the call, never the message.
+    fn javascript_0_3_client_reads(status: i32, call: Method) -> Option<ErrorCode> {
+        let push = matches!(
+            call,
+            Method::CreatePushConfig
+                | Method::GetPushConfig
+                | Method::ListPushConfigs
+                | Method::DeletePushConfig
+        );
+        match status {
+            code::NOT_FOUND => Some(ErrorCode::TaskNotFound),
+            code::FAILED_PRECONDITION if call == Method::CancelTask => {
+                Some(ErrorCode::TaskNotCancelable)
+            }
+            code::FAILED_PRECONDITION if call == Method::GetExtendedCard => {
+                Some(ErrorCode::ExtendedAgentCardNotConfigured)
+            }
+            code::UNIMPLEMENTED if push => Some(ErrorCode::PushNotificationNotSupported),
+            code::UNIMPLEMENTED
+                if matches!(call, Method::GetExtendedCard | Method::SubscribeToTask) =>
+            {
+                Some(ErrorCode::UnsupportedOperation)
+            }
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn the_errors_a_call_answers_with_are_typed_by_both_sdk_families_0_3_clients() {
+        // (call, the error it answers with) wherever the JavaScript client has a type for it.
+        for (call, error) in [
+            (Method::GetTask, ErrorCode::TaskNotFound),
+            (Method::CancelTask, ErrorCode::TaskNotFound),
+            (Method::CancelTask, ErrorCode::TaskNotCancelable),
+            (Method::SubscribeToTask, ErrorCode::TaskNotFound),
+            (Method::SubscribeToTask, ErrorCode::UnsupportedOperation),
+            (
+                Method::CreatePushConfig,
+                ErrorCode::PushNotificationNotSupported,
+            ),
+            (
+                Method::GetPushConfig,
+                ErrorCode::PushNotificationNotSupported,
+            ),
+            (
+                Method::ListPushConfigs,
+                ErrorCode::PushNotificationNotSupported,
+            ),
+            (
+                Method::DeletePushConfig,
+                ErrorCode::PushNotificationNotSupported,
+            ),
+            (
+                Method::GetExtendedCard,
+                ErrorCode::ExtendedAgentCardNotConfigured,
+            ),
+        ] {
+            let status = V03Grpc.encode_error(&RpcError::new(error, "no"), None);
+            assert_eq!(
+                javascript_0_3_client_reads(status.code, call),
+                Some(error),
+                "{call:?} {error:?}"
+            );
+            // a2a-sdk 1.3.0's 0.3 client: `details.split(': ', 1)`, the class by its name.
+            let (class, rest) = status.message.split_once(": ").unwrap_or_default();
+            assert_eq!((class, rest), (error.class_name(), "no"));
+        }
+        // A method the agent lacks is never read as a missing task.
+        assert_eq!(
+            javascript_0_3_client_reads(status_of(ErrorCode::MethodNotFound), Method::GetTask),
+            None
+        );
+    }
+
+    #[test]
+    fn an_error_info_reason_names_the_error_of_an_unprefixed_message() {
+        assert_eq!(
+            error_of(
+                code::FAILED_PRECONDITION,
+                "not now",
+                Some("TASK_NOT_CANCELABLE")
+            ),
+            (ErrorCode::TaskNotCancelable, "not now".to_owned())
+        );
+        // The class prefix goes first; an unknown reason leaves the code to decide.
+        assert_eq!(
+            error_of(
+                code::INTERNAL,
+                "TaskNotFoundError: gone",
+                Some("UNSUPPORTED_OPERATION")
+            )
+            .0,
+            ErrorCode::TaskNotFound
+        );
+        assert_eq!(
+            error_of(code::NOT_FOUND, "gone", Some("NOT_A_REASON")).0,
+            ErrorCode::TaskNotFound
+        );
+        assert_eq!(
+            error_of(
+                code::FAILED_PRECONDITION,
+                "AuthenticatedExtendedCardNotConfiguredError: none",
+                None
+            ),
+            (ErrorCode::ExtendedAgentCardNotConfigured, "none".to_owned())
+        );
     }
 
     #[test]
     fn a_message_without_a_class_reads_by_its_code() {
-        assert_eq!(error_of(code::NOT_FOUND, "gone").0, ErrorCode::TaskNotFound);
         assert_eq!(
-            error_of(code::UNIMPLEMENTED, "Method not implemented!").0,
+            error_of(code::NOT_FOUND, "gone", None).0,
+            ErrorCode::TaskNotFound
+        );
+        assert_eq!(
+            error_of(code::UNIMPLEMENTED, "Method not implemented!", None).0,
             ErrorCode::UnsupportedOperation
         );
-        assert_eq!(error_of(2, "Nope: x").0, ErrorCode::InternalError);
+        assert_eq!(error_of(2, "Nope: x", None).0, ErrorCode::InternalError);
     }
 
     #[test]
@@ -361,14 +476,14 @@ mod tests {
             ),
         ] {
             assert_eq!(
-                error_of(status, message),
+                error_of(status, message, None),
                 (error, message.to_owned()),
                 "{message}"
             );
         }
         // Another agent's own wording keeps reading by its code.
         assert_eq!(
-            error_of(code::FAILED_PRECONDITION, "not now").0,
+            error_of(code::FAILED_PRECONDITION, "not now", None).0,
             ErrorCode::UnsupportedOperation
         );
     }

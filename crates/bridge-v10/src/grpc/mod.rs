@@ -16,7 +16,10 @@
 //! [`ERROR_DOMAIN`], in `grpc-status-details-bin`, with the same code and message as the status
 //! (a2a-sdk 1.3.0's client refuses a status whose details disagree with it). Back, the reason of
 //! the first `ErrorInfo` ([`reason_of`]) names the error when it is an A2A reason, whatever its
-//! domain; without one, [`error_of`] reads the code.
+//! domain; without one, a message prefixed with the error's class (`TaskNotCancelableError: …`,
+//! the form before details were defined) names it; else [`error_of`] reads the code, where
+//! `UNIMPLEMENTED` (1.0.0's status of the errors 1.0.1 moved to `FAILED_PRECONDITION`) reads as
+//! `UnsupportedOperation`.
 
 use bridge_app::codec::{DecodeError, EncodeError, GrpcCodec, GrpcStatus};
 use bridge_ir::{Call, ErrorCode, Method, Reply, Revision, RpcError, StreamEvent, Translated};
@@ -212,6 +215,14 @@ impl GrpcCodec for V10Grpc {
 
     fn decode_error(&self, status: &GrpcStatus) -> RpcError {
         let reason = status.details.as_deref().and_then(reason_of);
+        if reason.as_deref().and_then(ErrorCode::from_reason).is_none()
+            && let Some((class, rest)) = status.message.split_once(": ")
+            && let Some(error) = ErrorCode::from_class_name(class)
+        {
+            // The form before ErrorInfo details (1.0 agents of a2a-sdk's first 1.0 builds, and
+            // its 0.3 service): the class prefixes the message.
+            return RpcError::new(error, rest);
+        }
         RpcError::new(
             error_of(status.code, reason.as_deref()),
             status.message.clone(),
@@ -244,15 +255,7 @@ pub const fn status_of(error: ErrorCode) -> i32 {
 /// `grpc-status-details-bin` of a status), when it has one.
 #[must_use]
 pub fn reason_of(details: &[u8]) -> Option<String> {
-    use prost::Message as _;
-    let status = proto::rpc::Status::decode(details).ok()?;
-    status.details.iter().find_map(|any| {
-        if !any.type_url.ends_with("google.rpc.ErrorInfo") {
-            return None;
-        }
-        let info = proto::rpc::ErrorInfo::decode(any.value.as_slice()).ok()?;
-        Some(info.reason).filter(|r| !r.is_empty())
-    })
+    bridge_wire::protobuf::error_reason(details)
 }
 
 /// The A2A error a status stands for: the reason of its `ErrorInfo` (of [`ERROR_DOMAIN`]) when
@@ -298,6 +301,35 @@ mod tests {
             assert_eq!(back.code, error, "{error:?}");
             assert_eq!(back.message, "why: it broke", "{error:?}");
         }
+    }
+
+    #[test]
+    fn a_class_prefixed_message_without_a_reason_names_its_error() {
+        for error in ErrorCode::NAMED {
+            let status = GrpcStatus {
+                code: code::UNKNOWN,
+                message: format!("{}: why: it broke", error.class_name()),
+                details: None,
+            };
+            let back = V10Grpc.decode_error(&status);
+            assert_eq!((back.code, back.message.as_str()), (error, "why: it broke"));
+        }
+        // A reason goes first; a prefix that names no class is part of the message.
+        let status = V10Grpc.encode_error(
+            &RpcError::new(ErrorCode::TaskNotFound, "TaskNotCancelableError: x"),
+            None,
+        );
+        assert_eq!(V10Grpc.decode_error(&status).code, ErrorCode::TaskNotFound);
+        let status = GrpcStatus {
+            code: code::NOT_FOUND,
+            message: "Task: gone".to_owned(),
+            details: None,
+        };
+        let back = V10Grpc.decode_error(&status);
+        assert_eq!(
+            (back.code, back.message.as_str()),
+            (ErrorCode::TaskNotFound, "Task: gone")
+        );
     }
 
     #[test]
