@@ -492,6 +492,8 @@ impl BindingChoice {
 pub struct NegotiationSection {
     /// Refuse 1.0 methods that arrive without `A2A-Version`.
     pub require_version_header: bool,
+    /// Serve `A2A-Version: 1.1` (1.1's fields passed between 1.x peers) instead of refusing it.
+    pub accept_1_1: bool,
 }
 
 /// `[validation]`.
@@ -1001,6 +1003,7 @@ impl Config {
             grpc_url: None,
             negotiation: Negotiation {
                 require_version_header: self.negotiation.require_version_header,
+                accept_1_1: self.negotiation.accept_1_1,
             },
             validation: Validation {
                 input_modes: validation

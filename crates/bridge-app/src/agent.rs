@@ -64,6 +64,7 @@ pub(crate) async fn read_task(
     history_length: Option<i32>,
 ) -> Result<Task, RpcError> {
     let call = Call::GetTask(GetTaskParams {
+        current_generation: None,
         id: task_id.to_owned(),
         history_length,
         metadata: None,

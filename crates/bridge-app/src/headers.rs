@@ -101,7 +101,16 @@ pub fn toward_upstream(caller: &HeaderMap, revision: Revision, streaming: bool) 
         },
     );
     if revision == Revision::V1_0 {
-        out.insert(A2A_VERSION, HeaderValue::from_static("1.0"));
+        // A 1.1 caller (accepted only when the bridge serves 1.1) reaches the agent as 1.1.
+        let later = caller
+            .get(&A2A_VERSION)
+            .filter(|v| v.to_str().is_ok_and(Revision::is_later_1_x));
+        out.insert(
+            A2A_VERSION,
+            later.map_or(HeaderValue::from_static("1.0"), |_| {
+                HeaderValue::from_static("1.1")
+            }),
+        );
     }
     let name = extensions_header(revision);
     for value in caller

@@ -15,6 +15,7 @@
 use bridge_ir::{ErrorCode, Method, Revision, RpcError};
 
 use crate::codec::Codecs;
+use crate::settings::Negotiation;
 
 /// The outcome of negotiation for one call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,17 +63,16 @@ pub fn requested_version<'a>(
 pub fn negotiate(
     name: &str,
     requested: Option<&str>,
-    require_header: bool,
+    negotiation: Negotiation,
     codecs: &Codecs,
 ) -> Result<Negotiated, Refusal> {
+    let require_header = negotiation.require_version_header;
     let asked = match requested {
         None => None,
-        Some(text) => match Revision::from_version(text) {
+        Some(text) => match revision_of(text, negotiation) {
             Some(revision) => Some(revision),
             None => {
-                return Err(version_refusal(format!(
-                    "A2A-Version {text:?} is not supported; this bridge serves 0.3 and 1.0"
-                )));
+                return Err(version_refusal(not_served(text, negotiation)));
             }
         },
     };
@@ -102,6 +102,24 @@ pub fn negotiate(
         ))),
         _ => Ok(Negotiated { revision, method }),
     }
+}
+
+/// The revision a version string asks for under `negotiation`: 0.3 or 1.0 (any patch), and
+/// 1.1 as 1.0 when the bridge accepts 1.1.
+#[must_use]
+pub fn revision_of(version: &str, negotiation: Negotiation) -> Option<Revision> {
+    Revision::from_version_through(version, u32::from(negotiation.accept_1_1))
+}
+
+/// Why `version` is refused: it names the versions the bridge serves.
+#[must_use]
+pub fn not_served(version: &str, negotiation: Negotiation) -> String {
+    let served = if negotiation.accept_1_1 {
+        "0.3, 1.0 and 1.1"
+    } else {
+        "0.3 and 1.0"
+    };
+    format!("A2A-Version {version:?} is not supported; this bridge serves {served}")
 }
 
 fn version_refusal(message: String) -> Refusal {

@@ -282,6 +282,7 @@ pub(crate) async fn list_tasks(
             }
             // The agent no longer knows it: listed as last seen, without its contents.
             Err(error) if error.code == ErrorCode::TaskNotFound => tasks.push(Task {
+                generation: None,
                 id: entry.id.clone(),
                 context_id: Some(entry.context_id.clone()).filter(|c| !c.is_empty()),
                 status: bridge_ir::TaskStatus {

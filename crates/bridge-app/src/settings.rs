@@ -111,6 +111,9 @@ pub struct Negotiation {
     /// `VersionNotSupported`, as the 1.0 specification reads literally. Off by default: the
     /// method name already says the caller speaks 1.0.
     pub require_version_header: bool,
+    /// Whether `A2A-Version: 1.1` is served (as 1.0, with 1.1's fields passed between 1.x
+    /// peers and sent on as 1.1) instead of refused; off while 1.1 is not released.
+    pub accept_1_1: bool,
 }
 
 /// Checks made against the upstream card before forwarding; each can be switched off for an
@@ -216,6 +219,7 @@ impl Settings {
             grpc_url: None,
             negotiation: Negotiation {
                 require_version_header: false,
+                accept_1_1: false,
             },
             validation: Validation::default(),
             limits: Limits::default(),

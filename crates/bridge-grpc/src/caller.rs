@@ -120,7 +120,7 @@ async fn enter(bridge: &Arc<Bridge>, call: GrpcCall) -> InboundResponse {
     {
         return refused;
     }
-    if let Err(error) = version_agrees(&headers, revision) {
+    if let Err(error) = version_agrees(&headers, revision, bridge.ports().settings.negotiation) {
         return refuse(error);
     }
     let limit = bridge.ports().settings.limits.json_depth;
@@ -206,7 +206,11 @@ fn nesting(call: &Call) -> usize {
 
 /// Whether the `a2a-version` metadata, when the caller sent it, names the service's revision
 /// (only major.minor counts); without it the service says the revision.
-fn version_agrees(headers: &HeaderMap, revision: Revision) -> Result<(), RpcError> {
+fn version_agrees(
+    headers: &HeaderMap,
+    revision: Revision,
+    negotiation: bridge_app::settings::Negotiation,
+) -> Result<(), RpcError> {
     let Some(text) = headers.get("a2a-version").and_then(|v| v.to_str().ok()) else {
         return Ok(());
     };
@@ -214,7 +218,7 @@ fn version_agrees(headers: &HeaderMap, revision: Revision) -> Result<(), RpcErro
     if text.is_empty() {
         return Ok(());
     }
-    match Revision::from_version(text) {
+    match bridge_app::negotiate::revision_of(text, negotiation) {
         Some(asked) if asked == revision => Ok(()),
         Some(asked) => Err(RpcError::new(
             ErrorCode::VersionNotSupported,
@@ -224,7 +228,7 @@ fn version_agrees(headers: &HeaderMap, revision: Revision) -> Result<(), RpcErro
         )),
         None => Err(RpcError::new(
             ErrorCode::VersionNotSupported,
-            format!("a2a-version {text:?} is not supported; this bridge serves 0.3 and 1.0"),
+            bridge_app::negotiate::not_served(text, negotiation),
         )),
     }
 }
@@ -566,13 +570,26 @@ mod tests {
 
     #[test]
     fn a_version_the_service_does_not_speak_is_refused_and_none_is_the_services() {
+        let strict = bridge_app::settings::Negotiation {
+            require_version_header: false,
+            accept_1_1: false,
+        };
+        let with_1_1 = bridge_app::settings::Negotiation {
+            accept_1_1: true,
+            ..strict
+        };
         let mut headers = HeaderMap::new();
-        assert!(version_agrees(&headers, Revision::V1_0).is_ok());
+        assert!(version_agrees(&headers, Revision::V1_0, strict).is_ok());
         headers.insert("a2a-version", HeaderValue::from_static("1.0"));
-        assert!(version_agrees(&headers, Revision::V1_0).is_ok());
-        let refused = version_agrees(&headers, Revision::V0_3).unwrap_err();
+        assert!(version_agrees(&headers, Revision::V1_0, strict).is_ok());
+        let refused = version_agrees(&headers, Revision::V0_3, strict).unwrap_err();
         assert_eq!(refused.code, ErrorCode::VersionNotSupported);
         headers.insert("a2a-version", HeaderValue::from_static("2.0"));
-        assert!(version_agrees(&headers, Revision::V1_0).is_err());
+        assert!(version_agrees(&headers, Revision::V1_0, with_1_1).is_err());
+        headers.insert("a2a-version", HeaderValue::from_static("1.1"));
+        let refused = version_agrees(&headers, Revision::V1_0, strict).unwrap_err();
+        assert!(refused.message.contains("0.3 and 1.0"), "{refused}");
+        assert!(version_agrees(&headers, Revision::V1_0, with_1_1).is_ok());
+        assert!(version_agrees(&headers, Revision::V0_3, with_1_1).is_err());
     }
 }

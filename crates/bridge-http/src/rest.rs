@@ -224,17 +224,16 @@ fn version_agrees(
 ) -> Result<(), RpcError> {
     let requested =
         bridge_app::negotiate::requested_version(&request.headers, request.query.as_deref());
+    let negotiation = bridge.ports().settings.negotiation;
     match requested {
-        None if revision == Revision::V1_0
-            && bridge.ports().settings.negotiation.require_version_header =>
-        {
+        None if revision == Revision::V1_0 && negotiation.require_version_header => {
             Err(RpcError::new(
                 ErrorCode::VersionNotSupported,
                 "A2A-Version is required: send A2A-Version: 1.0 with a 1.0 request",
             ))
         }
         None => Ok(()),
-        Some(text) => match Revision::from_version(text) {
+        Some(text) => match bridge_app::negotiate::revision_of(text, negotiation) {
             Some(asked) if asked == revision => Ok(()),
             Some(asked) => Err(RpcError::new(
                 ErrorCode::VersionNotSupported,
@@ -245,7 +244,7 @@ fn version_agrees(
             )),
             None => Err(RpcError::new(
                 ErrorCode::VersionNotSupported,
-                format!("A2A-Version {text:?} is not supported; this bridge serves 0.3 and 1.0"),
+                bridge_app::negotiate::not_served(text, negotiation),
             )),
         },
     }

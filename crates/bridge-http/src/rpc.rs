@@ -216,7 +216,7 @@ pub(crate) async fn rpc_inner(
     let negotiated = match negotiate::negotiate(
         &envelope.method,
         requested,
-        bridge.ports().settings.negotiation.require_version_header,
+        bridge.ports().settings.negotiation,
         &bridge.ports().codecs,
     ) {
         Ok(negotiated) => negotiated,

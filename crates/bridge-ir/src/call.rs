@@ -117,6 +117,8 @@ pub struct SendMessageConfig {
     /// Whether to wait for a terminal or interrupted state: 0.3 `blocking`, 1.0
     /// `!returnImmediately`. `None` when the caller did not say (both revisions then block).
     pub blocking: Option<bool>,
+    /// A2A 1.1 `ifGenerationMatch`: the send applies only while the task is at this generation.
+    pub if_generation_match: Option<i64>,
 }
 
 /// Params of `GetTask`.
@@ -130,6 +132,8 @@ pub struct GetTaskParams {
     pub metadata: Option<JsonObject>,
     /// 1.0 only.
     pub tenant: Option<String>,
+    /// A2A 1.1 `currentGeneration`: answer once the task is past this generation.
+    pub current_generation: Option<i64>,
 }
 
 /// Params of `ListTasks` (1.0 only).

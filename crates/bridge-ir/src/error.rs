@@ -31,13 +31,16 @@ pub enum ErrorCode {
     ExtensionSupportRequired,
     /// -32009, 1.0 only.
     VersionNotSupported,
+    /// -32010, A2A 1.1 only (`TaskGenerationMismatchError`: a send whose `ifGenerationMatch`
+    /// is not the task's generation).
+    TaskGenerationMismatch,
     /// Any other code.
     Other(i64),
 }
 
 impl ErrorCode {
     /// Every named code.
-    pub const NAMED: [Self; 14] = [
+    pub const NAMED: [Self; 15] = [
         Self::ParseError,
         Self::InvalidRequest,
         Self::MethodNotFound,
@@ -52,6 +55,7 @@ impl ErrorCode {
         Self::ExtendedAgentCardNotConfigured,
         Self::ExtensionSupportRequired,
         Self::VersionNotSupported,
+        Self::TaskGenerationMismatch,
     ];
 
     /// The integer on the wire.
@@ -72,6 +76,7 @@ impl ErrorCode {
             Self::ExtendedAgentCardNotConfigured => -32007,
             Self::ExtensionSupportRequired => -32008,
             Self::VersionNotSupported => -32009,
+            Self::TaskGenerationMismatch => -32010,
             Self::Other(code) => code,
         }
     }
@@ -104,6 +109,7 @@ impl ErrorCode {
             Self::ExtendedAgentCardNotConfigured => "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
             Self::ExtensionSupportRequired => "EXTENSION_SUPPORT_REQUIRED",
             Self::VersionNotSupported => "VERSION_NOT_SUPPORTED",
+            Self::TaskGenerationMismatch => "TASK_GENERATION_MISMATCH",
             Self::Other(_) => return None,
         })
     }
@@ -135,6 +141,7 @@ impl ErrorCode {
             Self::ExtendedAgentCardNotConfigured => "ExtendedAgentCardNotConfiguredError",
             Self::ExtensionSupportRequired => "ExtensionSupportRequiredError",
             Self::VersionNotSupported => "VersionNotSupportedError",
+            Self::TaskGenerationMismatch => "TaskGenerationMismatchError",
         }
     }
 
@@ -162,12 +169,14 @@ impl ErrorCode {
         Self::from_reason(&name.to_ascii_uppercase().replace('-', "_"))
     }
 
-    /// Whether 0.3 defines this code. -32008 and -32009 are 1.0 only.
+    /// Whether 0.3 defines this code. -32008 and -32009 are 1.0 only, -32010 1.1 only.
     #[must_use]
     pub const fn exists_in_0_3(self) -> bool {
         !matches!(
             self,
-            Self::ExtensionSupportRequired | Self::VersionNotSupported
+            Self::ExtensionSupportRequired
+                | Self::VersionNotSupported
+                | Self::TaskGenerationMismatch
         )
     }
 }
@@ -264,6 +273,6 @@ mod tests {
             .filter(|c| !c.exists_in_0_3())
             .map(ErrorCode::code)
             .collect();
-        assert_eq!(missing, [-32008, -32009]);
+        assert_eq!(missing, [-32008, -32009, -32010]);
     }
 }

@@ -58,6 +58,8 @@ pub struct TaskStatusUpdateEvent {
     pub final_flag: Option<bool>,
     /// Free-form metadata.
     pub metadata: Option<JsonObject>,
+    /// A2A 1.1: the task's generation after this change.
+    pub generation: Option<i64>,
 }
 
 /// An artifact was produced or extended.
@@ -75,4 +77,6 @@ pub struct TaskArtifactUpdateEvent {
     pub last_chunk: Option<bool>,
     /// Free-form metadata.
     pub metadata: Option<JsonObject>,
+    /// A2A 1.1: the task's generation after this change.
+    pub generation: Option<i64>,
 }

@@ -41,6 +41,23 @@ impl Revision {
         }
     }
 
+    /// As [`from_version`](Self::from_version), and also a 1.x minor revision up to
+    /// `last_minor` as 1.0 (the bridge configured to accept A2A 1.1 passes its fields between
+    /// 1.x peers): `from_version_through(v, 0)` is `from_version(v)`.
+    #[must_use]
+    pub fn from_version_through(version: &str, last_minor: u32) -> Option<Self> {
+        match major_minor(version)? {
+            (1, minor) if minor <= last_minor => Some(Self::V1_0),
+            _ => Self::from_version(version),
+        }
+    }
+
+    /// Whether `version` is a 1.x revision after 1.0 (`1.1`, `1.1.2`).
+    #[must_use]
+    pub fn is_later_1_x(version: &str) -> bool {
+        matches!(major_minor(version), Some((1, minor)) if minor > 0)
+    }
+
     /// The revision the bridge speaks to an agent that names `version` for an interface: as
     /// [`from_version`](Self::from_version), and a later 1.x minor revision as 1.0, which such
     /// an agent also serves (minor revisions add to 1.0 and keep what it has).
@@ -165,6 +182,28 @@ mod tests {
             ("1.x", None),
         ] {
             assert_eq!(Revision::compatible(text), expected, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_1_1_caller_is_accepted_only_when_1_1_is() {
+        for text in ["1.1", "1.1.0", " 1.1 "] {
+            assert_eq!(Revision::from_version_through(text, 0), None, "{text:?}");
+            assert_eq!(
+                Revision::from_version_through(text, 1),
+                Some(Revision::V1_0)
+            );
+            assert!(Revision::is_later_1_x(text));
+        }
+        for text in ["1.2", "2.0", "1.x"] {
+            assert_eq!(Revision::from_version_through(text, 1), None, "{text:?}");
+        }
+        for text in ["", "0.3", "1.0", "1.0.1"] {
+            assert_eq!(
+                Revision::from_version_through(text, 1),
+                Revision::from_version(text)
+            );
+            assert!(!Revision::is_later_1_x(text), "{text:?}");
         }
     }
 

@@ -18,6 +18,8 @@ pub struct Task {
     pub history: Option<Vec<Message>>,
     /// Free-form metadata.
     pub metadata: Option<JsonObject>,
+    /// A2A 1.1: the task's generation, one more with each change (`None`: not said).
+    pub generation: Option<i64>,
 }
 
 /// The state of a task at a moment.

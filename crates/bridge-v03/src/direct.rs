@@ -530,6 +530,7 @@ impl Slots {
         }
         Some(match shape {
             Shape::Task => StreamEvent::Task(Task {
+                generation: None,
                 id: self.id?,
                 context_id: Some(self.context_id?),
                 status: self.status?,
@@ -548,6 +549,7 @@ impl Slots {
                 reference_task_ids: self.reference_task_ids,
             }),
             Shape::StatusUpdate => StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
+                generation: None,
                 task_id: self.task_id?,
                 context_id: self.context_id?,
                 status: self.status?,
@@ -555,6 +557,7 @@ impl Slots {
                 metadata: self.metadata,
             }),
             Shape::ArtifactUpdate => StreamEvent::ArtifactUpdate(TaskArtifactUpdateEvent {
+                generation: None,
                 task_id: self.task_id?,
                 context_id: self.context_id?,
                 artifact: self.artifact?,
@@ -593,6 +596,10 @@ fn encode_send_params(params: &SendMessageParams) -> Option<Vec<u8>> {
 /// `MessageSendConfiguration`: `acceptedOutputModes`, `blocking`, `historyLength`,
 /// `pushNotificationConfig`.
 fn write_configuration(out: &mut Vec<u8>, config: &SendMessageConfig) -> Option<()> {
+    // 0.3 has no A2A 1.1 generation: the serde path drops it with a `FieldDropped` loss.
+    if config.if_generation_match.is_some() {
+        return None;
+    }
     out.push(b'{');
     let mut first = true;
     if let Some(modes) = &config.accepted_output_modes {
@@ -739,6 +746,10 @@ fn write_file(out: &mut Vec<u8>, member: &str, content: &str, part: &Part) {
 
 /// A 0.3 `Task`: `kind`, `id`, `contextId`, `status`, `artifacts`, `history`, `metadata`.
 fn write_task(out: &mut Vec<u8>, task: &Task) -> Option<()> {
+    // 0.3 has no A2A 1.1 generation: the serde path drops it with a `FieldDropped` loss.
+    if task.generation.is_some() {
+        return None;
+    }
     // 0.3 requires a context id: the serde path writes `""` with a `Defaulted` loss.
     let context_id = task.context_id.as_deref()?;
     out.extend_from_slice(b"{\"kind\":\"task\",\"id\":");
@@ -813,6 +824,10 @@ fn write_artifact(out: &mut Vec<u8>, artifact: &Artifact) -> Option<()> {
 /// A `TaskStatusUpdateEvent`: `kind`, `taskId`, `contextId`, `status`, `final`, `metadata`.
 /// An absent `final` is synthesised from the state, as the serde path does, without a loss.
 fn write_status_update(out: &mut Vec<u8>, update: &TaskStatusUpdateEvent) -> Option<()> {
+    // 0.3 has no A2A 1.1 generation: the serde path drops it with a `FieldDropped` loss.
+    if update.generation.is_some() {
+        return None;
+    }
     out.extend_from_slice(b"{\"kind\":\"status-update\",\"taskId\":");
     write_str(out, &update.task_id);
     out.extend_from_slice(b",\"contextId\":");
@@ -835,6 +850,10 @@ fn write_status_update(out: &mut Vec<u8>, update: &TaskStatusUpdateEvent) -> Opt
 /// A `TaskArtifactUpdateEvent`: `kind`, `taskId`, `contextId`, `artifact`, `append`,
 /// `lastChunk`, `metadata`.
 fn write_artifact_update(out: &mut Vec<u8>, update: &TaskArtifactUpdateEvent) -> Option<()> {
+    // 0.3 has no A2A 1.1 generation: the serde path drops it with a `FieldDropped` loss.
+    if update.generation.is_some() {
+        return None;
+    }
     out.extend_from_slice(b"{\"kind\":\"artifact-update\",\"taskId\":");
     write_str(out, &update.task_id);
     out.extend_from_slice(b",\"contextId\":");

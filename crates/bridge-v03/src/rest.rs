@@ -85,8 +85,9 @@ pub const PATHS: [(Method, &[&str], &str); 10] = [
 ];
 
 /// The HTTP status of each error over 0.3 HTTP+JSON (a2a-sdk 0.3.26 `A2AErrorToHttpStatus`).
-/// `VersionNotSupported` is 1.0's; a 0.3 caller gets it as a 400.
-pub const STATUSES: [(ErrorCode, u16); 14] = [
+/// `VersionNotSupported` is 1.0's; a 0.3 caller gets it as a 400. 1.1's
+/// `TaskGenerationMismatch` reaches 0.3 as the internal error it is remapped to, a 500.
+pub const STATUSES: [(ErrorCode, u16); 15] = [
     (ErrorCode::ParseError, 400),
     (ErrorCode::InvalidRequest, 400),
     (ErrorCode::MethodNotFound, 404),
@@ -101,6 +102,7 @@ pub const STATUSES: [(ErrorCode, u16); 14] = [
     (ErrorCode::ExtendedAgentCardNotConfigured, 404),
     (ErrorCode::ExtensionSupportRequired, 400),
     (ErrorCode::VersionNotSupported, 400),
+    (ErrorCode::TaskGenerationMismatch, 500),
 ];
 
 /// The HTTP status of `code`.

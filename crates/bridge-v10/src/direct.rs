@@ -246,6 +246,7 @@ fn artifact(r: &mut Reader<'_>) -> Option<Artifact> {
 /// `Task`.
 fn task(r: &mut Reader<'_>) -> Option<Task> {
     let mut task = Task {
+        generation: None,
         id: String::new(),
         context_id: None,
         status: TaskStatus::new(TaskState::Unspecified),
@@ -267,6 +268,7 @@ fn task(r: &mut Reader<'_>) -> Option<Task> {
 /// `TaskStatusUpdateEvent`: a 1.0 event carries no `final` flag, so the IR's is `None`.
 fn status_update(r: &mut Reader<'_>) -> Option<TaskStatusUpdateEvent> {
     let mut update = TaskStatusUpdateEvent {
+        generation: None,
         task_id: String::new(),
         context_id: String::new(),
         status: TaskStatus::new(TaskState::Unspecified),
@@ -285,6 +287,7 @@ fn status_update(r: &mut Reader<'_>) -> Option<TaskStatusUpdateEvent> {
 /// `TaskArtifactUpdateEvent`: `append` and `lastChunk` are kept only when true.
 fn artifact_update(r: &mut Reader<'_>) -> Option<TaskArtifactUpdateEvent> {
     let mut update = TaskArtifactUpdateEvent {
+        generation: None,
         task_id: String::new(),
         context_id: String::new(),
         artifact: empty_artifact(),
@@ -461,6 +464,9 @@ fn send_params_out(out: &mut Vec<u8>, params: &SendMessageParams) -> Option<()> 
 }
 
 fn configuration_out(out: &mut Vec<u8>, config: &SendMessageConfig) -> Option<()> {
+    if config.if_generation_match.is_some() {
+        return None;
+    }
     out.push(b'{');
     let mut first = true;
     strings_out(
@@ -692,7 +698,11 @@ fn artifact_out(out: &mut Vec<u8>, artifact: &Artifact) -> Option<()> {
     Some(())
 }
 
+/// A task; one with an A2A 1.1 `generation` is left to the serde path.
 fn task_out(out: &mut Vec<u8>, task: &Task) -> Option<()> {
+    if task.generation.is_some() {
+        return None;
+    }
     out.push(b'{');
     let mut first = true;
     opt_str_out(out, &mut first, "id", Some(&task.id));
@@ -732,6 +742,7 @@ fn status_update_out(out: &mut Vec<u8>, update: &TaskStatusUpdateEvent) -> Optio
     if update
         .final_flag
         .is_some_and(|flag| flag != update.status.state.ends_stream())
+        || update.generation.is_some()
     {
         return None;
     }
@@ -747,6 +758,9 @@ fn status_update_out(out: &mut Vec<u8>, update: &TaskStatusUpdateEvent) -> Optio
 }
 
 fn artifact_update_out(out: &mut Vec<u8>, update: &TaskArtifactUpdateEvent) -> Option<()> {
+    if update.generation.is_some() {
+        return None;
+    }
     out.push(b'{');
     let mut first = true;
     opt_str_out(out, &mut first, "taskId", Some(&update.task_id));

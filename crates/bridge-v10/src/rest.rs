@@ -114,7 +114,7 @@ pub fn path_of(method: Method) -> Option<&'static RestPath> {
 
 /// How each A2A error is sent over HTTP+JSON: the HTTP status and the `google.rpc.Status` name,
 /// as a2a-sdk 1.3.0 sends them (`A2A_ERROR_MAPPING`). A code A2A does not name is a 500.
-pub const STATUSES: [(ErrorCode, u16, &str); 14] = [
+pub const STATUSES: [(ErrorCode, u16, &str); 15] = [
     (ErrorCode::ParseError, 400, "INVALID_ARGUMENT"),
     (ErrorCode::InvalidRequest, 400, "INVALID_ARGUMENT"),
     (ErrorCode::MethodNotFound, 404, "NOT_FOUND"),
@@ -141,6 +141,8 @@ pub const STATUSES: [(ErrorCode, u16, &str); 14] = [
         "FAILED_PRECONDITION",
     ),
     (ErrorCode::VersionNotSupported, 400, "FAILED_PRECONDITION"),
+    // A2A 1.1 (not released; dev-1.1): a concurrency conflict, `ABORTED`'s 409.
+    (ErrorCode::TaskGenerationMismatch, 409, "ABORTED"),
 ];
 
 /// The HTTP status and status name of `code`.

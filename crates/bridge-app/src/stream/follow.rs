@@ -27,6 +27,7 @@ impl Translator {
         let mut lookup = self.context.clone();
         lookup.method = Method::GetTask;
         let call = Call::GetTask(GetTaskParams {
+            current_generation: None,
             id: task_id,
             history_length: None,
             metadata: None,
@@ -52,6 +53,7 @@ impl Translator {
             .map(|(_, context)| context.clone())
             .unwrap_or_default();
         StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
+            generation: task.generation,
             task_id: task.id.clone(),
             context_id: task.context_id.clone().unwrap_or(context_id),
             status: task.status.clone(),
@@ -119,6 +121,7 @@ impl Translator {
                 continue;
             }
             let update = TaskArtifactUpdateEvent {
+                generation: None,
                 task_id: task.id.clone(),
                 context_id: context_id.clone(),
                 artifact: artifact.clone(),

@@ -235,20 +235,23 @@ fn task_of(event: &StreamEvent) -> Option<(&str, &str)> {
 /// The Task a 1.0 stream must begin with, built from a 0.3 agent's first event when that event
 /// is not already a Task or a Message.
 fn task_from(event: &StreamEvent) -> Option<Task> {
-    let (id, context_id, status) = match event {
+    let (id, context_id, status, generation) = match event {
         StreamEvent::Task(_) | StreamEvent::Message(_) => return None,
         StreamEvent::StatusUpdate(update) => (
             update.task_id.clone(),
             update.context_id.clone(),
             update.status.clone(),
+            update.generation,
         ),
         StreamEvent::ArtifactUpdate(update) => (
             update.task_id.clone(),
             update.context_id.clone(),
             TaskStatus::new(TaskState::Submitted),
+            update.generation,
         ),
     };
     Some(Task {
+        generation,
         id,
         context_id: Some(context_id).filter(|c| !c.is_empty()),
         status,

@@ -11,6 +11,7 @@
 #![expect(clippy::unwrap_used, reason = "tests fail by panicking")]
 
 mod architecture;
+mod generation;
 mod grpc;
 mod properties;
 mod rest;

@@ -13,6 +13,7 @@ mod push;
 mod rest;
 mod streams;
 mod unary;
+mod v1_1;
 
 use std::sync::Arc;
 

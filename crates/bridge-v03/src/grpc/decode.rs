@@ -154,6 +154,7 @@ pub(super) fn call(method: Method, bytes: &[u8]) -> Result<Call, DecodeError> {
             let request: proto::GetTaskRequest = message_of(bytes, "GetTaskRequest")?;
             let root = Path::Root("GetTaskRequest");
             Call::GetTask(GetTaskParams {
+                current_generation: None,
                 id: task_name(&request.name, &root.field("name"))?,
                 history_length: history(request.history_length),
                 metadata: None,
@@ -251,6 +252,7 @@ fn send_params(request: proto::SendMessageRequest) -> Result<SendMessageParams, 
     Ok(SendMessageParams {
         message,
         configuration: Some(SendMessageConfig {
+            if_generation_match: None,
             accepted_output_modes: non_empty_list(config.accepted_output_modes),
             history_length: history(config.history_length),
             push_config: config
@@ -370,6 +372,7 @@ pub(super) fn event(bytes: &[u8]) -> Result<StreamEvent, DecodeError> {
             let at = root.field("statusUpdate");
             let status_at = at.field("status");
             StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
+                generation: None,
                 task_id: required(update.task_id, &at.field("taskId"))?,
                 context_id: required(update.context_id, &at.field("contextId"))?,
                 status: status(present(update.status, &status_at)?, &status_at)?,
@@ -381,6 +384,7 @@ pub(super) fn event(bytes: &[u8]) -> Result<StreamEvent, DecodeError> {
             let at = root.field("artifactUpdate");
             let artifact_at = at.field("artifact");
             StreamEvent::ArtifactUpdate(TaskArtifactUpdateEvent {
+                generation: None,
                 task_id: required(update.task_id, &at.field("taskId"))?,
                 context_id: required(update.context_id, &at.field("contextId"))?,
                 artifact: artifact(present(update.artifact, &artifact_at)?, &artifact_at)?,
@@ -533,6 +537,7 @@ fn task(task: proto::Task, at: &Path<'_>) -> Result<Task, DecodeError> {
     let artifacts_at = at.field("artifacts");
     let history_at = at.field("history");
     Ok(Task {
+        generation: None,
         id: required(task.id, &at.field("id"))?,
         context_id: Some(task.context_id),
         status: status(present(task.status, &status_at)?, &status_at)?,

@@ -36,9 +36,9 @@
 
 use bridge_app::codec::EncodeError;
 use bridge_ir::{
-    AgentCard, Artifact, Call, JsonObject, LossKind, Message, Method, OAuthFlow, OAuthFlows, Part,
-    PartContent, Reply, Revision, Role, SecurityRequirement, SecurityScheme, SendMessageParams,
-    SendResult, StreamEvent, Task, TaskPushConfig, TaskState, TaskStatus,
+    AgentCard, Artifact, Call, GetTaskParams, JsonObject, LossKind, Message, Method, OAuthFlow,
+    OAuthFlows, Part, PartContent, Reply, Revision, Role, SecurityRequirement, SecurityScheme,
+    SendMessageParams, SendResult, StreamEvent, Task, TaskPushConfig, TaskState, TaskStatus,
 };
 use bridge_wire::protobuf::{struct_at, timestamp_at};
 use prost::Message as _;
@@ -66,17 +66,7 @@ pub(super) fn request(call: Call, losses: &mut Losses) -> Vec<u8> {
         Call::SendMessage(params) | Call::SendStreamingMessage(params) => {
             send_request(params, losses).encode_to_vec()
         }
-        Call::GetTask(params) => {
-            tenant(params.tenant, losses);
-            let history_length =
-                history(params.history_length, &root.field("historyLength"), losses);
-            metadata(params.metadata, losses);
-            proto::GetTaskRequest {
-                name: task_name(&params.id, &root.field("name"), losses),
-                history_length,
-            }
-            .encode_to_vec()
-        }
+        Call::GetTask(params) => get_task_request(&params, losses).encode_to_vec(),
         Call::CancelTask(params) => {
             tenant(params.tenant, losses);
             metadata(params.metadata, losses);
@@ -184,10 +174,34 @@ fn history(length: Option<i32>, at: &Path<'_>, losses: &mut Losses) -> i32 {
     }
 }
 
+/// A `GetTaskRequest`: no tenant, metadata or A2A 1.1 `currentGeneration` (each reported
+/// dropped), 1.0's history length in 0.3's terms.
+fn get_task_request(params: &GetTaskParams, losses: &mut Losses) -> proto::GetTaskRequest {
+    let root = Path::Root("");
+    losses.drop_if(params.tenant.is_some(), &root.field("tenant"));
+    losses.drop_if(
+        params.current_generation.is_some(),
+        &root.field("currentGeneration"),
+    );
+    let history_length = history(params.history_length, &root.field("historyLength"), losses);
+    losses.drop_if(params.metadata.is_some(), &root.field("metadata"));
+    proto::GetTaskRequest {
+        name: task_name(&params.id, &root.field("name"), losses),
+        history_length,
+    }
+}
+
 fn send_request(params: SendMessageParams, losses: &mut Losses) -> proto::SendMessageRequest {
     let root = Path::Root("");
     losses.drop_if(params.tenant.is_some(), &root.field("tenant"));
     let config_at = root.field("configuration");
+    losses.drop_if(
+        params
+            .configuration
+            .as_ref()
+            .is_some_and(|c| c.if_generation_match.is_some()),
+        &config_at.field("ifGenerationMatch"),
+    );
     let push_at = config_at.field("pushNotificationConfig");
     let message_at = root.field("message");
     let configuration = match params.configuration {
@@ -353,6 +367,7 @@ pub(super) fn stream_message(event: StreamEvent, losses: &mut Losses) -> proto::
         }
         StreamEvent::StatusUpdate(update) => {
             let at = root.field("statusUpdate");
+            losses.drop_if(update.generation.is_some(), &at.field("generation"));
             let final_flag = update
                 .final_flag
                 .unwrap_or_else(|| update.status.state.ends_stream());
@@ -367,6 +382,7 @@ pub(super) fn stream_message(event: StreamEvent, losses: &mut Losses) -> proto::
         }
         StreamEvent::ArtifactUpdate(update) => {
             let at = root.field("artifactUpdate");
+            losses.drop_if(update.generation.is_some(), &at.field("generation"));
             let artifact_at = at.field("artifact");
             stream_response::Payload::ArtifactUpdate(proto::TaskArtifactUpdateEvent {
                 task_id: update.task_id,
@@ -563,6 +579,7 @@ fn artifact(
 
 /// A task; `rpc` is its path in the JSON-RPC form, `doc` in the proto form.
 fn task(task: Task, rpc: &Path<'_>, doc: &Path<'_>, losses: &mut Losses) -> proto::Task {
+    losses.drop_if(task.generation.is_some(), &rpc.field("generation"));
     let context_id = task.context_id.unwrap_or_else(|| {
         losses.push(LossKind::Defaulted, &rpc.field("contextId"));
         String::new()

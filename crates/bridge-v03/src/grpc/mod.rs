@@ -68,6 +68,7 @@ mod code {
     pub const INVALID_ARGUMENT: i32 = 3;
     pub const NOT_FOUND: i32 = 5;
     pub const FAILED_PRECONDITION: i32 = 9;
+    pub const ABORTED: i32 = 10;
     pub const UNIMPLEMENTED: i32 = 12;
     pub const INTERNAL: i32 = 13;
 }
@@ -246,6 +247,8 @@ pub const fn status_of(error: ErrorCode) -> i32 {
         | ErrorCode::ExtendedAgentCardNotConfigured
         | ErrorCode::ExtensionSupportRequired
         | ErrorCode::VersionNotSupported => code::FAILED_PRECONDITION,
+        // A2A 1.1: the task moved on under the caller (`ABORTED`, a concurrency conflict).
+        ErrorCode::TaskGenerationMismatch => code::ABORTED,
     }
 }
 

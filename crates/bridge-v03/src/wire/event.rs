@@ -244,6 +244,7 @@ impl AnyEvent {
                 let final_flag = self.final_flag?;
                 self.status?.into_ir(&at.field("status")).map(|status| {
                     StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
+                        generation: None,
                         task_id,
                         context_id,
                         status,
@@ -258,6 +259,7 @@ impl AnyEvent {
                     .into_ir(&at.field("artifact"))
                     .map(|artifact| {
                         StreamEvent::ArtifactUpdate(TaskArtifactUpdateEvent {
+                            generation: None,
                             task_id,
                             context_id,
                             artifact,
@@ -343,6 +345,7 @@ fn decode_event_carefully(bytes: &[u8], at: &Path<'_>) -> Result<StreamEvent, De
         EventKind::StatusUpdate => {
             let wire: WireStatusUpdate = decode(bytes, "result")?;
             StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
+                generation: None,
                 task_id: wire.task_id,
                 context_id: wire.context_id,
                 status: wire.status.into_ir(&at.field("status"))?,
@@ -353,6 +356,7 @@ fn decode_event_carefully(bytes: &[u8], at: &Path<'_>) -> Result<StreamEvent, De
         EventKind::ArtifactUpdate => {
             let wire: WireArtifactUpdate = decode(bytes, "result")?;
             StreamEvent::ArtifactUpdate(TaskArtifactUpdateEvent {
+                generation: None,
                 task_id: wire.task_id,
                 context_id: wire.context_id,
                 artifact: wire.artifact.into_ir(&at.field("artifact"))?,
@@ -387,6 +391,7 @@ pub(crate) fn encode_event(event: StreamEvent, losses: &mut Losses) -> Vec<u8> {
         )),
         StreamEvent::StatusUpdate(update) => {
             let at = Path::Root("statusUpdate");
+            losses.drop_if(update.generation.is_some(), &at.field("generation"));
             let final_flag = update
                 .final_flag
                 .unwrap_or_else(|| update.status.state.ends_stream());
@@ -401,6 +406,7 @@ pub(crate) fn encode_event(event: StreamEvent, losses: &mut Losses) -> Vec<u8> {
         }
         StreamEvent::ArtifactUpdate(update) => {
             let at = Path::Root("artifactUpdate");
+            losses.drop_if(update.generation.is_some(), &at.field("generation"));
             to_bytes(&WireArtifactUpdate {
                 kind: Some(ArtifactUpdateKind::ArtifactUpdate),
                 task_id: update.task_id,
@@ -597,6 +603,7 @@ mod tests {
             (TaskState::Completed, Some(false), false),
         ] {
             let update = StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
+                generation: None,
                 task_id: "t".into(),
                 context_id: "c".into(),
                 status: TaskStatus::new(state),

@@ -141,6 +141,7 @@ pub(crate) fn decode_params(method: Method, params: Option<&[u8]>) -> Result<Cal
             let params = SendMessageParams {
                 message: wire.message.into_ir(&root.field("message"))?,
                 configuration: wire.configuration.map(|config| SendMessageConfig {
+                    if_generation_match: None,
                     accepted_output_modes: config.accepted_output_modes,
                     history_length: history_into_ir(config.history_length),
                     push_config: config
@@ -160,6 +161,7 @@ pub(crate) fn decode_params(method: Method, params: Option<&[u8]>) -> Result<Cal
         Method::GetTask => {
             let wire: WireTaskQuery = decode(bytes, "params")?;
             Call::GetTask(GetTaskParams {
+                current_generation: None,
                 id: wire.id,
                 history_length: history_into_ir(wire.history_length),
                 metadata: wire.metadata,
@@ -223,6 +225,13 @@ pub(crate) fn encode_params(call: Call, losses: &mut Losses) -> Option<Vec<u8>> 
         Call::SendMessage(params) | Call::SendStreamingMessage(params) => {
             losses.drop_if(params.tenant.is_some(), &root.field("tenant"));
             let config_at = root.field("configuration");
+            losses.drop_if(
+                params
+                    .configuration
+                    .as_ref()
+                    .is_some_and(|c| c.if_generation_match.is_some()),
+                &config_at.field("ifGenerationMatch"),
+            );
             let size = crate::wire::message::parts_size(&params.message.parts) + 512;
             bridge_wire::support::encode(
                 &WireSendParams {
@@ -250,6 +259,10 @@ pub(crate) fn encode_params(call: Call, losses: &mut Losses) -> Option<Vec<u8>> 
         }
         Call::GetTask(params) => {
             losses.drop_if(params.tenant.is_some(), &root.field("tenant"));
+            losses.drop_if(
+                params.current_generation.is_some(),
+                &root.field("currentGeneration"),
+            );
             to_bytes(&WireTaskQuery {
                 id: params.id,
                 history_length: history_from_ir(
@@ -355,6 +368,7 @@ mod tests {
     #[test]
     fn history_length_zero_from_the_ir_is_omitted_with_a_loss() {
         let call = Call::GetTask(GetTaskParams {
+            current_generation: None,
             id: "t".into(),
             history_length: Some(0),
             metadata: None,

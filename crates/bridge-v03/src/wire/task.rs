@@ -188,6 +188,7 @@ impl WireTask {
         let artifacts_at = at.field("artifacts");
         let history_at = at.field("history");
         Ok(Task {
+            generation: None,
             id: self.id,
             context_id: Some(self.context_id),
             status: self.status.into_ir(&at.field("status"))?,
@@ -210,6 +211,7 @@ impl WireTask {
 
     /// Moves an IR task into its 0.3 form.
     pub(crate) fn from_ir(task: Task, at: &Path<'_>, losses: &mut Losses) -> Self {
+        losses.drop_if(task.generation.is_some(), &at.field("generation"));
         let context_id = task.context_id.unwrap_or_else(|| {
             losses.push(LossKind::Defaulted, &at.field("contextId"));
             String::new()
@@ -333,6 +335,7 @@ mod tests {
     #[test]
     fn a_task_without_context_id_is_written_with_an_empty_one_and_a_defaulted_loss() {
         let task = Task {
+            generation: None,
             id: "t".into(),
             context_id: None,
             status: TaskStatus::new(TaskState::Working),

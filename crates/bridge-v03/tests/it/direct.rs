@@ -313,6 +313,7 @@ fn task() -> impl Strategy<Value = Task> {
     )
         .prop_map(
             |(id, context_id, status, artifacts, history, metadata)| Task {
+                generation: None,
                 id,
                 context_id,
                 status,

@@ -1241,6 +1241,7 @@ fn a_resource_name_of_another_form_is_refused_naming_the_field() {
     }
     // A task id with a `/` cannot be written in a name: reported, and refused when read.
     let written = grpc::encode_request(Call::GetTask(GetTaskParams {
+        current_generation: None,
         id: "a/b".to_owned(),
         history_length: None,
         metadata: None,
@@ -1312,6 +1313,7 @@ fn call() -> impl Strategy<Value = Call> {
         send_params().prop_map(Call::SendStreamingMessage),
         (id(), prop::option::of(-2i32..5), metadata(), tenant()).prop_map(
             |(id, history_length, metadata, tenant)| Call::GetTask(GetTaskParams {
+                current_generation: None,
                 id,
                 history_length,
                 metadata,

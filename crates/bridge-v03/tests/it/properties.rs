@@ -131,6 +131,7 @@ pub(crate) fn event() -> impl Strategy<Value = StreamEvent> {
             prop::option::of(prop::collection::vec(message(), 0..2))
         )
             .prop_map(|(id, context_id, status, history)| StreamEvent::Task(Task {
+                generation: None,
                 id,
                 context_id,
                 status,
@@ -142,6 +143,7 @@ pub(crate) fn event() -> impl Strategy<Value = StreamEvent> {
         (small_string(), small_string(), status(), metadata()).prop_map(
             |(task_id, context_id, status, metadata)| StreamEvent::StatusUpdate(
                 TaskStatusUpdateEvent {
+                    generation: None,
                     task_id,
                     context_id,
                     status,
@@ -159,6 +161,7 @@ pub(crate) fn event() -> impl Strategy<Value = StreamEvent> {
         )
             .prop_map(|(task_id, context_id, artifact, append, last_chunk)| {
                 StreamEvent::ArtifactUpdate(TaskArtifactUpdateEvent {
+                    generation: None,
                     task_id,
                     context_id,
                     artifact,
@@ -181,6 +184,7 @@ pub(crate) fn send_params() -> impl Strategy<Value = SendMessageParams> {
         )),
     )
         .prop_map(|(blocking, history_length, push)| SendMessageConfig {
+            if_generation_match: None,
             accepted_output_modes: None,
             history_length,
             push_config: push.map(|(url, id, tenant)| TaskPushConfig {

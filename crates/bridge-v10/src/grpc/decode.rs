@@ -50,6 +50,7 @@ pub(super) fn call(method: Method, bytes: &[u8]) -> Result<Call, DecodeError> {
         Method::GetTask => {
             let request: proto::GetTaskRequest = message_of(bytes, "GetTaskRequest")?;
             Call::GetTask(GetTaskParams {
+                current_generation: None,
                 id: request.id,
                 history_length: request.history_length,
                 metadata: None,
@@ -130,6 +131,7 @@ fn send_params(request: proto::SendMessageRequest) -> Result<SendMessageParams, 
     Ok(SendMessageParams {
         message: self::message(message, "message")?,
         configuration: request.configuration.map(|config| SendMessageConfig {
+            if_generation_match: None,
             accepted_output_modes: non_empty_list(config.accepted_output_modes),
             history_length: config.history_length,
             push_config: config.task_push_notification_config.map(push_config),
@@ -225,6 +227,7 @@ pub(super) fn event(bytes: &[u8]) -> Result<StreamEvent, DecodeError> {
         }
         Some(stream_response::Payload::StatusUpdate(update)) => {
             StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
+                generation: None,
                 task_id: update.task_id,
                 context_id: update.context_id,
                 status: status(update.status.unwrap_or_default(), "statusUpdate.status")?,
@@ -234,6 +237,7 @@ pub(super) fn event(bytes: &[u8]) -> Result<StreamEvent, DecodeError> {
         }
         Some(stream_response::Payload::ArtifactUpdate(update)) => {
             StreamEvent::ArtifactUpdate(TaskArtifactUpdateEvent {
+                generation: None,
                 task_id: update.task_id,
                 context_id: update.context_id,
                 artifact: artifact(
@@ -352,6 +356,7 @@ fn artifact(artifact: proto::Artifact, at: &str) -> Result<Artifact, DecodeError
 
 pub(super) fn task(task: proto::Task, at: &str) -> Result<Task, DecodeError> {
     Ok(Task {
+        generation: None,
         id: task.id,
         context_id: non_empty(task.context_id),
         status: status(task.status.unwrap_or_default(), at)?,

@@ -39,6 +39,11 @@ pub(super) fn request(call: Call, losses: &mut Losses) -> Vec<u8> {
         }
         Call::GetTask(params) => {
             dropped(params.metadata, losses);
+            // The 1.0 proto has no A2A 1.1 field.
+            losses.drop_if(
+                params.current_generation.is_some(),
+                &root.field("currentGeneration"),
+            );
             proto::GetTaskRequest {
                 tenant: params.tenant.unwrap_or_default(),
                 id: params.id,
@@ -112,6 +117,13 @@ pub(super) fn request(call: Call, losses: &mut Losses) -> Vec<u8> {
 fn send_request(params: SendMessageParams, losses: &mut Losses) -> proto::SendMessageRequest {
     let root = Path::ROOT;
     let config_at = root.field("configuration");
+    losses.drop_if(
+        params
+            .configuration
+            .as_ref()
+            .is_some_and(|c| c.if_generation_match.is_some()),
+        &config_at.field("ifGenerationMatch"),
+    );
     proto::SendMessageRequest {
         tenant: params.tenant.unwrap_or_default(),
         message: Some(message(params.message, &root.field("message"), losses)),
@@ -210,6 +222,7 @@ pub(super) fn stream_message(event: StreamEvent, losses: &mut Losses) -> proto::
         }
         StreamEvent::StatusUpdate(update) => {
             let at = root.field("statusUpdate");
+            losses.drop_if(update.generation.is_some(), &at.field("generation"));
             if let Some(flag) = update.final_flag
                 && flag != update.status.state.ends_stream()
             {
@@ -224,6 +237,7 @@ pub(super) fn stream_message(event: StreamEvent, losses: &mut Losses) -> proto::
         }
         StreamEvent::ArtifactUpdate(update) => {
             let at = root.field("artifactUpdate");
+            losses.drop_if(update.generation.is_some(), &at.field("generation"));
             stream_response::Payload::ArtifactUpdate(proto::TaskArtifactUpdateEvent {
                 task_id: update.task_id,
                 context_id: update.context_id,
@@ -333,6 +347,7 @@ fn artifact(artifact: Artifact, at: &Path<'_>, losses: &mut Losses) -> proto::Ar
 }
 
 pub(super) fn task(task: Task, at: &Path<'_>, losses: &mut Losses) -> proto::Task {
+    losses.drop_if(task.generation.is_some(), &at.field("generation"));
     let artifacts_at = at.field("artifacts");
     let history_at = at.field("history");
     proto::Task {

@@ -51,6 +51,7 @@ pub mod code {
     pub const NOT_FOUND: i32 = 5;
     /// `FAILED_PRECONDITION`.
     pub const FAILED_PRECONDITION: i32 = 9;
+    pub const ABORTED: i32 = 10;
     /// `UNIMPLEMENTED`.
     pub const UNIMPLEMENTED: i32 = 12;
     /// `INTERNAL`.
@@ -245,6 +246,8 @@ pub const fn status_of(error: ErrorCode) -> i32 {
         | ErrorCode::ExtendedAgentCardNotConfigured
         | ErrorCode::ExtensionSupportRequired
         | ErrorCode::VersionNotSupported => code::FAILED_PRECONDITION,
+        // A2A 1.1: the task moved on under the caller (`ABORTED`, a concurrency conflict).
+        ErrorCode::TaskGenerationMismatch => code::ABORTED,
         ErrorCode::InternalError | ErrorCode::InvalidAgentResponse | ErrorCode::Other(_) => {
             code::INTERNAL
         }

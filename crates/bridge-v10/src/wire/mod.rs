@@ -90,6 +90,47 @@ impl<'de> Deserialize<'de> for Int32 {
     }
 }
 
+/// A `ProtoJSON` `int64`: written as a decimal string, read from a string or a JSON integer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Int64(pub(crate) i64);
+
+impl<'de> Deserialize<'de> for Int64 {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Int64Visitor;
+
+        impl Visitor<'_> for Int64Visitor {
+            type Value = Int64;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an int64 as a number or a decimal string")
+            }
+
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Int64, E> {
+                Ok(Int64(v))
+            }
+
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Int64, E> {
+                i64::try_from(v)
+                    .map(Int64)
+                    .map_err(|_| E::custom(format!("{v} is out of range for an int64")))
+            }
+
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Int64, E> {
+                v.parse::<i64>()
+                    .map(Int64)
+                    .map_err(|_| E::custom(format!("{v:?} is not an int64")))
+            }
+        }
+
+        deserializer.deserialize_any(Int64Visitor)
+    }
+}
+
+/// An `int64` as `ProtoJSON` writes it: its decimal text.
+pub(crate) fn int64_text(value: Option<i64>) -> Option<String> {
+    value.map(|v| v.to_string())
+}
+
 /// For `#[serde(deserialize_with)]` on a `google.protobuf.Value` member: a present `null` is the
 /// JSON value `null`, not "absent" (absent is handled by `#[serde(default)]`).
 pub(crate) fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>

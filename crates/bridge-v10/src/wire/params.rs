@@ -29,7 +29,7 @@ use super::enums::{WireState, state_name};
 use super::message::{MessageIn, MessageOut};
 use super::push::{PushConfigIn, PushConfigOut};
 use super::timestamp::to_utc;
-use super::{Int32, is_false, is_zero, non_empty, non_empty_vec};
+use super::{Int32, Int64, int64_text, is_false, is_zero, non_empty, non_empty_vec};
 use crate::path::{Losses, Path, decode};
 
 #[derive(Debug, Deserialize)]
@@ -51,6 +51,8 @@ struct ConfigIn {
     history_length: Option<Int32>,
     #[serde(alias = "return_immediately")]
     return_immediately: Option<bool>,
+    #[serde(alias = "if_generation_match")]
+    if_generation_match: Option<Int64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -60,6 +62,8 @@ struct GetTaskIn {
     id: String,
     #[serde(alias = "history_length")]
     history_length: Option<Int32>,
+    #[serde(alias = "current_generation")]
+    current_generation: Option<Int64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -129,6 +133,7 @@ pub(crate) fn decode_params(method: Method, params: Option<&[u8]>) -> Result<Cal
         Method::GetTask => {
             let wire: GetTaskIn = decode(bytes, root)?;
             Call::GetTask(GetTaskParams {
+                current_generation: wire.current_generation.map(|g| g.0),
                 id: wire.id,
                 history_length: wire.history_length.map(|n| n.0),
                 metadata: None,
@@ -186,6 +191,7 @@ fn send(wire: SendIn) -> SendMessageParams {
     SendMessageParams {
         message: wire.message.into(),
         configuration: wire.configuration.map(|config| SendMessageConfig {
+            if_generation_match: config.if_generation_match.map(|g| g.0),
             accepted_output_modes: non_empty_vec(config.accepted_output_modes),
             history_length: config.history_length.map(|n| n.0),
             push_config: config.task_push_notification_config.map(Into::into),
@@ -256,6 +262,8 @@ struct ConfigOut {
     history_length: Option<i32>,
     #[serde(skip_serializing_if = "is_false")]
     return_immediately: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    if_generation_match: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -292,6 +300,8 @@ pub(crate) struct IdsOut {
     id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     history_length: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    current_generation: Option<String>,
     #[serde(skip_serializing_if = "is_zero")]
     page_size: i32,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -318,6 +328,7 @@ pub(crate) fn encode_params(call: Call, losses: &mut Losses) -> ParamsOut {
                 tenant: non_empty(params.tenant),
                 id: Some(params.id),
                 history_length: params.history_length,
+                current_generation: int64_text(params.current_generation),
                 ..IdsOut::default()
             })
         }
@@ -387,6 +398,7 @@ fn send_out(params: SendMessageParams, losses: &mut Losses) -> SendOut {
             }),
             history_length: config.history_length,
             return_immediately: config.blocking == Some(false),
+            if_generation_match: int64_text(config.if_generation_match),
         }),
         metadata: params.metadata,
     }
@@ -535,6 +547,7 @@ mod tests {
     #[test]
     fn history_length_keeps_presence_including_zero() {
         let (out, _) = encode(Call::GetTask(GetTaskParams {
+            current_generation: None,
             id: "t".to_owned(),
             history_length: Some(0),
             metadata: None,

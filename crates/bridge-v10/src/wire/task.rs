@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use super::enums::{WireState, state_name};
 use super::message::{MessageIn, MessageOut, PartIn, PartOut};
 use super::timestamp::to_utc;
-use super::{Int32, is_false, non_empty, non_empty_vec};
+use super::{Int32, Int64, int64_text, is_false, non_empty, non_empty_vec};
 use crate::path::{Losses, Path};
 
 /// A task as decoded.
@@ -39,11 +39,13 @@ pub(crate) struct TaskIn {
     artifacts: Option<Vec<ArtifactIn>>,
     history: Option<Vec<MessageIn>>,
     metadata: Option<JsonObject>,
+    generation: Option<Int64>,
 }
 
 impl From<TaskIn> for Task {
     fn from(wire: TaskIn) -> Self {
         Self {
+            generation: wire.generation.map(|g| g.0),
             id: wire.id.unwrap_or_default(),
             context_id: non_empty(wire.context_id),
             status: wire
@@ -115,6 +117,7 @@ struct StatusUpdateIn {
     context_id: Option<String>,
     status: Option<TaskStatusIn>,
     metadata: Option<JsonObject>,
+    generation: Option<Int64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -129,6 +132,7 @@ struct ArtifactUpdateIn {
     #[serde(alias = "last_chunk")]
     last_chunk: Option<bool>,
     metadata: Option<JsonObject>,
+    generation: Option<Int64>,
 }
 
 /// A `StreamResponse` as decoded.
@@ -152,6 +156,7 @@ impl StreamResponseIn {
             self.message.map(|m| StreamEvent::Message((*m).into())),
             self.status_update.map(|u| {
                 StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
+                    generation: u.generation.map(|g| g.0),
                     task_id: u.task_id.unwrap_or_default(),
                     context_id: u.context_id.unwrap_or_default(),
                     status: u
@@ -163,6 +168,7 @@ impl StreamResponseIn {
             }),
             self.artifact_update.map(|u| {
                 StreamEvent::ArtifactUpdate(TaskArtifactUpdateEvent {
+                    generation: u.generation.map(|g| g.0),
                     task_id: u.task_id.unwrap_or_default(),
                     context_id: u.context_id.unwrap_or_default(),
                     artifact: u.artifact.map_or_else(empty_artifact, Into::into),
@@ -266,6 +272,8 @@ pub(crate) struct TaskOut {
     history: Vec<MessageOut>,
     #[serde(skip_serializing_if = "Option::is_none")]
     metadata: Option<JsonObject>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    generation: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -320,6 +328,7 @@ impl TaskOut {
                 .map(|(i, m)| MessageOut::from_ir(m, &history_at.index(i), losses))
                 .collect(),
             metadata: task.metadata,
+            generation: int64_text(task.generation),
         }
     }
 }
@@ -366,6 +375,8 @@ pub(crate) struct StatusUpdateOut {
     status: TaskStatusOut,
     #[serde(skip_serializing_if = "Option::is_none")]
     metadata: Option<JsonObject>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    generation: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -382,6 +393,8 @@ pub(crate) struct ArtifactUpdateOut {
     last_chunk: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     metadata: Option<JsonObject>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    generation: Option<String>,
 }
 
 /// A `StreamResponse` as encoded: exactly one member.
@@ -418,6 +431,7 @@ impl StreamResponseOut {
                     context_id: update.context_id,
                     status: TaskStatusOut::from_ir(update.status, &at.field("status"), losses),
                     metadata: update.metadata,
+                    generation: int64_text(update.generation),
                 })
             }
             StreamEvent::ArtifactUpdate(update) => {
@@ -429,6 +443,7 @@ impl StreamResponseOut {
                     append: update.append.unwrap_or(false),
                     last_chunk: update.last_chunk.unwrap_or(false),
                     metadata: update.metadata,
+                    generation: int64_text(update.generation),
                 })
             }
         }
@@ -549,6 +564,7 @@ mod tests {
 
     fn status_update(state: TaskState, final_flag: Option<bool>) -> StreamEvent {
         StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
+            generation: None,
             task_id: "t".to_owned(),
             context_id: "c".to_owned(),
             status: TaskStatus::new(state),

@@ -228,6 +228,7 @@ fn send_params() -> impl Strategy<Value = SendMessageParams> {
             .prop_map(
                 |(accepted_output_modes, history_length, push_config, blocking)| {
                     SendMessageConfig {
+                        if_generation_match: None,
                         accepted_output_modes,
                         history_length,
                         push_config,
@@ -508,6 +509,7 @@ fn encodings_the_serde_path_reports_a_loss_for_are_declined() {
     assert_eq!(direct::encode_params(&call), None);
     assert_eq!(V10JsonRpc.encode_params(call).unwrap().losses.len(), 1);
     let event = StreamEvent::StatusUpdate(bridge_ir::TaskStatusUpdateEvent {
+        generation: None,
         task_id: "t".to_owned(),
         context_id: "c".to_owned(),
         status: bridge_ir::TaskStatus::new(bridge_ir::TaskState::Working),
@@ -517,6 +519,7 @@ fn encodings_the_serde_path_reports_a_loss_for_are_declined() {
     assert_eq!(direct::encode_event(&event), None);
     assert_eq!(V10JsonRpc.encode_event(event).losses.len(), 1);
     let mut task = bridge_ir::Task {
+        generation: None,
         id: "t".to_owned(),
         context_id: None,
         status: bridge_ir::TaskStatus::new(bridge_ir::TaskState::Working),
@@ -542,6 +545,7 @@ fn an_offset_timestamp_is_normalised_directly_as_the_serde_path_normalises_it() 
     let mut status = bridge_ir::TaskStatus::new(bridge_ir::TaskState::Completed);
     status.timestamp = Some("2025-07-31T14:30:00.5+02:30".to_owned());
     let event = StreamEvent::StatusUpdate(bridge_ir::TaskStatusUpdateEvent {
+        generation: None,
         task_id: "t".to_owned(),
         context_id: "c".to_owned(),
         status,

@@ -153,6 +153,7 @@ fn task() -> impl Strategy<Value = Task> {
     )
         .prop_map(
             |(id, context_id, status, artifacts, history, metadata)| Task {
+                generation: None,
                 id,
                 context_id,
                 status,
@@ -176,6 +177,7 @@ fn event() -> impl Strategy<Value = StreamEvent> {
         )
             .prop_map(|(task_id, context_id, status, final_flag, metadata)| {
                 StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
+                    generation: None,
                     task_id,
                     context_id,
                     status,
@@ -192,6 +194,7 @@ fn event() -> impl Strategy<Value = StreamEvent> {
         )
             .prop_map(|(task_id, context_id, artifact, append, last_chunk)| {
                 StreamEvent::ArtifactUpdate(TaskArtifactUpdateEvent {
+                    generation: None,
                     task_id,
                     context_id,
                     artifact,
