@@ -56,17 +56,6 @@ fn connection_listed(headers: &HeaderMap) -> Vec<String> {
         .collect()
 }
 
-/// The extension URIs a request or response names, from either spelling of the header.
-#[must_use]
-pub fn extensions(headers: &HeaderMap) -> Vec<HeaderValue> {
-    headers
-        .get_all(&A2A_EXTENSIONS)
-        .iter()
-        .chain(headers.get_all(&X_A2A_EXTENSIONS).iter())
-        .cloned()
-        .collect()
-}
-
 /// The extensions header name a revision uses.
 #[must_use]
 pub const fn extensions_header(revision: Revision) -> HeaderName {
@@ -112,15 +101,37 @@ pub fn toward_upstream(caller: &HeaderMap, revision: Revision, streaming: bool) 
             }),
         );
     }
-    let name = extensions_header(revision);
-    for value in caller
-        .get_all(&A2A_EXTENSIONS)
-        .iter()
-        .chain(caller.get_all(&X_A2A_EXTENSIONS).iter())
-    {
-        out.append(name.clone(), value.clone());
+    if let Some(joined) = joined_extensions(caller) {
+        out.insert(extensions_header(revision), joined);
     }
     out
+}
+
+/// The extension URIs `headers` name under either spelling, in one comma-separated value
+/// (1.0 §9.2, §11.2: several values "SHOULD be comma-separated in a single header field"; the
+/// gRPC metadata entry alike), each once, in the order they came; `None` when there are none.
+/// A single line is passed on as it is.
+#[must_use]
+pub fn joined_extensions(headers: &HeaderMap) -> Option<HeaderValue> {
+    let mut lines = headers
+        .get_all(&A2A_EXTENSIONS)
+        .iter()
+        .chain(headers.get_all(&X_A2A_EXTENSIONS).iter());
+    let first = lines.next()?;
+    let mut rest = lines.peekable();
+    if rest.peek().is_none() {
+        return Some(first.clone());
+    }
+    let mut uris: Vec<&str> = Vec::new();
+    for line in std::iter::once(first).chain(rest) {
+        let Ok(text) = line.to_str() else { continue };
+        for uri in text.split(',').map(str::trim).filter(|u| !u.is_empty()) {
+            if !uris.contains(&uri) {
+                uris.push(uri);
+            }
+        }
+    }
+    HeaderValue::from_str(&uris.join(", ")).ok()
 }
 
 /// The headers of the upstream's answer that go back to the caller: the activated extensions,
@@ -128,9 +139,8 @@ pub fn toward_upstream(caller: &HeaderMap, revision: Revision, streaming: bool) 
 #[must_use]
 pub fn toward_caller(upstream: &HeaderMap, caller: Revision) -> HeaderMap {
     let mut out = HeaderMap::new();
-    let name = extensions_header(caller);
-    for value in extensions(upstream) {
-        out.append(name.clone(), value);
+    if let Some(joined) = joined_extensions(upstream) {
+        out.insert(extensions_header(caller), joined);
     }
     out
 }
@@ -184,5 +194,45 @@ mod tests {
         assert_eq!(v03.get(&X_A2A_EXTENSIONS).unwrap(), "urn:ext");
         let back = toward_caller(&v10, Revision::V0_3);
         assert_eq!(back.get(&X_A2A_EXTENSIONS).unwrap(), "urn:ext");
+    }
+
+    #[test]
+    fn several_extension_lines_of_either_spelling_go_out_as_one_comma_separated_line() {
+        let mut h = HeaderMap::new();
+        h.append(X_A2A_EXTENSIONS, HeaderValue::from_static("urn:a, urn:b"));
+        h.append(A2A_EXTENSIONS, HeaderValue::from_static("urn:c"));
+        h.append(A2A_EXTENSIONS, HeaderValue::from_static(" urn:b ,urn:d,"));
+        for revision in Revision::ALL {
+            let out = toward_upstream(&h, revision, false);
+            let name = extensions_header(revision);
+            let lines: Vec<_> = out.get_all(&name).iter().collect();
+            assert_eq!(lines, ["urn:c, urn:b, urn:d, urn:a"], "{revision}");
+            let back = toward_caller(&out, revision);
+            assert_eq!(back.get_all(&name).iter().count(), 1);
+        }
+        let mut one = HeaderMap::new();
+        one.insert(A2A_EXTENSIONS, HeaderValue::from_static("urn:a,urn:b"));
+        assert_eq!(joined_extensions(&one).unwrap(), "urn:a,urn:b");
+        assert_eq!(joined_extensions(&HeaderMap::new()), None);
+    }
+
+    #[test]
+    fn a_1_1_caller_reaches_a_1_x_agent_as_1_1_and_every_other_as_1_0() {
+        for (asked, sent) in [
+            ("1.1", "1.1"),
+            ("1.1.3", "1.1"),
+            ("1.0", "1.0"),
+            ("", "1.0"),
+        ] {
+            let mut h = HeaderMap::new();
+            h.insert(A2A_VERSION, HeaderValue::from_str(asked).unwrap());
+            let out = toward_upstream(&h, Revision::V1_0, false);
+            assert_eq!(out.get(&A2A_VERSION).unwrap(), sent, "{asked:?}");
+            assert!(
+                toward_upstream(&h, Revision::V0_3, false)
+                    .get(&A2A_VERSION)
+                    .is_none()
+            );
+        }
     }
 }

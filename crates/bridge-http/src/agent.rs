@@ -27,7 +27,23 @@ use bridge_app::upstream::{
 };
 
 /// A call as an HTTP request: method, URL and body.
-type HttpRequest = (http::Method, String, Vec<u8>);
+type HttpRequest = (http::Method, String, Vec<u8>, Media);
+
+/// The media types a unary answer is asked for in.
+///
+/// # Why a 1.0 HTTP+JSON body still goes as `application/json`
+///
+/// A2A 1.0.1 names `application/a2a+json` for HTTP+JSON (§11.1), 1.0.0 `application/json`;
+/// both 1.x SDK servers take either, a reader of the 1.0.0 text only the latter, and both SDK
+/// clients send `application/json`. So the body goes as `application/json`, and the answer is
+/// asked for in either type, 1.0.1's first, as the JavaScript SDK 1.x client asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Media {
+    /// `application/json`: JSON-RPC, and 0.3's HTTP+JSON.
+    Json,
+    /// `application/a2a+json, application/json`: 1.0's HTTP+JSON.
+    A2aJson,
+}
 
 /// A JSON-RPC agent: the call as a JSON-RPC request to the call URL, the answer a JSON-RPC
 /// response, stream events JSON-RPC results.
@@ -135,12 +151,18 @@ async fn send(
     ports: &Ports,
     context: &Context,
     method: Method,
-    (http_method, url, body): HttpRequest,
+    (http_method, url, body, media): HttpRequest,
     deadline: Deadline,
 ) -> Result<UpstreamResponse, RpcError> {
     let streaming = matches!(deadline, Deadline::Stream { .. });
-    let headers =
+    let mut headers =
         bridge_app::headers::toward_upstream(&context.caller_headers, context.upstream, streaming);
+    if media == Media::A2aJson && !streaming {
+        headers.insert(
+            header::ACCEPT,
+            http::HeaderValue::from_static("application/a2a+json, application/json"),
+        );
+    }
     let started = std::time::Instant::now();
     let result = ports
         .upstream
@@ -302,7 +324,11 @@ fn rest_request(ports: &Ports, context: &Context, call: Call) -> Result<HttpRequ
         url.push('?');
         url.push_str(query);
     }
-    Ok((request.method, url, request.body.value))
+    let media = match context.upstream {
+        Revision::V0_3 => Media::Json,
+        Revision::V1_0 => Media::A2aJson,
+    };
+    Ok((request.method, url, request.body.value, media))
 }
 
 /// A call as the upstream's JSON-RPC request: method, URL and body.
@@ -317,7 +343,12 @@ fn jsonrpc_request(ports: &Ports, context: &Context, call: Call) -> Result<HttpR
         .map_err(|e| encode_refusal(context.upstream, method, e))?;
     observe(ports, context.caller, context.upstream, &params);
     let body = jsonrpc::write_request(&context.id, name, &params.value);
-    Ok((http::Method::POST, context.call_url.clone(), body))
+    Ok((
+        http::Method::POST,
+        context.call_url.clone(),
+        body,
+        Media::Json,
+    ))
 }
 
 /// The refusal of an answer that redirects: the bridge follows none.

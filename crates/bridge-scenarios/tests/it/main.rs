@@ -7,6 +7,7 @@
 )]
 
 mod cards;
+mod conformance;
 mod faults;
 mod policy;
 mod push;
