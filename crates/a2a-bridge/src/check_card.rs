@@ -86,6 +86,7 @@ pub async fn check_card(
         &codecs.interfaces(&[Binding::JsonRpc, Binding::HttpJson, Binding::Grpc]),
         grpc_url,
         revision,
+        None,
     );
     writeln!(out, "interfaces the bridge serves:").map_err(io)?;
     for interface in &presented.value.interfaces {

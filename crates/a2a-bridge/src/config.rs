@@ -292,6 +292,11 @@ pub struct RouteSection {
     /// The `Host` the request must name, when set (without a port, case-insensitive).
     #[serde(default)]
     pub host: Option<String>,
+    /// The A2A 1.0 tenant this route is reached by below `prefix` (the door it shares with other
+    /// tenants): JSON-RPC calls to the door naming it, HTTP+JSON calls under `<prefix>/<tenant>/`,
+    /// and everything under `<prefix>/<tenant>` come here.
+    #[serde(default)]
+    pub tenant: Option<String>,
     /// The base URL written into this route's card; `<public_url><prefix>` by default.
     #[serde(default)]
     pub public_url: Option<String>,
@@ -786,21 +791,7 @@ impl Config {
 
         let mut routes = Vec::new();
         if let Some(url) = &self.upstream.url {
-            routes.push(RouteConfig {
-                name: DEFAULT_ROUTE.to_owned(),
-                prefix: "/".to_owned(),
-                host: None,
-                settings: self.settings(
-                    public_url.clone(),
-                    url.clone(),
-                    &self.upstream,
-                    ValidationOverride::default(),
-                    LimitsOverride::default(),
-                    auth.clone(),
-                ),
-                client: self.client(&self.upstream),
-                headers: HeaderMap::new(),
-            });
+            routes.push(self.default_route(&public_url, url, auth.clone()));
         }
         for (index, route) in self.routes.iter().enumerate() {
             let resolved = self
@@ -904,6 +895,27 @@ impl Config {
         Ok(listeners)
     }
 
+    /// The route `[upstream]` describes, at `/`.
+    fn default_route(&self, public_url: &str, url: &str, auth: Option<InboundAuth>) -> RouteConfig {
+        RouteConfig {
+            name: DEFAULT_ROUTE.to_owned(),
+            prefix: "/".to_owned(),
+            host: None,
+            tenant: None,
+            door: None,
+            settings: self.settings(
+                public_url.to_owned(),
+                url.to_owned(),
+                &self.upstream,
+                ValidationOverride::default(),
+                LimitsOverride::default(),
+                auth,
+            ),
+            client: self.client(&self.upstream),
+            headers: HeaderMap::new(),
+        }
+    }
+
     /// Resolves one `[[routes]]` entry against the routes before it.
     fn route(
         &self,
@@ -915,7 +927,13 @@ impl Config {
         if !route.prefix.starts_with('/') {
             return Err(format!("prefix {:?} must start with `/`", route.prefix));
         }
-        let prefix = normalise_prefix(&route.prefix);
+        let door = normalise_prefix(&route.prefix);
+        let tenant = route.tenant.as_deref().map(tenant_segment).transpose()?;
+        let prefix = match &tenant {
+            Some(tenant) if door == "/" => format!("/{tenant}"),
+            Some(tenant) => format!("{door}/{tenant}"),
+            None => door.clone(),
+        };
         let Some(url) = route.upstream.url.clone() else {
             return Err("upstream.url is required".to_owned());
         };
@@ -951,6 +969,7 @@ impl Config {
             auth,
         );
         settings.prefix.clone_from(&prefix);
+        settings.tenant.clone_from(&tenant);
         if let Some(serve) = &route.serve {
             settings.bindings.clone_from(&serve.bindings);
         }
@@ -959,6 +978,8 @@ impl Config {
             settings,
             client: self.client(&route.upstream),
             name,
+            door: tenant.as_ref().map(|_| door),
+            tenant,
             prefix,
             host,
         })
@@ -1001,6 +1022,7 @@ impl Config {
             card_view: self.card.view,
             bindings: self.serve.bindings.clone(),
             grpc_url: None,
+            tenant: None,
             negotiation: Negotiation {
                 require_version_header: self.negotiation.require_version_header,
                 accept_1_1: self.negotiation.accept_1_1,
@@ -1042,6 +1064,31 @@ impl Config {
 
 /// The name of the route `[upstream]` describes.
 pub const DEFAULT_ROUTE: &str = "default";
+
+/// Path segments that name an A2A path below a route, which a tenant cannot be.
+const NOT_TENANTS: [&str; 6] = [
+    "tasks",
+    "message",
+    "card",
+    "extendedAgentCard",
+    "v1",
+    ".well-known",
+];
+
+/// A route's tenant as it is written: one path segment of unreserved characters (RFC 3986
+/// §2.3, so the same in a path, a JSON string and a gRPC field), not an A2A path's own.
+fn tenant_segment(tenant: &str) -> Result<String, String> {
+    let unreserved = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~');
+    if tenant.is_empty() || !tenant.bytes().all(unreserved) || tenant == "." || tenant == ".." {
+        return Err(format!(
+            "tenant {tenant:?} must be one path segment of letters, digits, `-`, `.`, `_` and `~`"
+        ));
+    }
+    if NOT_TENANTS.contains(&tenant) {
+        return Err(format!("tenant {tenant:?} is an A2A path segment"));
+    }
+    Ok(tenant.to_owned())
+}
 
 /// `/a/b/` and `/a/b` are the same prefix; `/` stays `/`.
 fn normalise_prefix(prefix: &str) -> String {
@@ -1125,6 +1172,10 @@ pub struct RouteConfig {
     pub prefix: String,
     /// The host name the route is limited to, lower-case.
     pub host: Option<String>,
+    /// The tenant the route is reached by, if it is one (`prefix` is then `<door>/<tenant>`).
+    pub tenant: Option<String>,
+    /// The prefix a tenant route shares with the other tenants: its JSON-RPC door.
+    pub door: Option<String>,
     /// The application's settings.
     pub settings: Settings,
     /// How the upstream client is built.

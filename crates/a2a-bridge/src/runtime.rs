@@ -19,6 +19,12 @@
 //! the server refused before reading it whole (a head or body over the limits) is answered by
 //! the route it would have gone to, in the form of that route's path.
 //!
+//! A route with a `tenant` is the route at `<prefix>/<tenant>`, its `prefix` the door it shares
+//! with other tenants: a JSON-RPC call posted to the door goes to the route of the tenant its
+//! params name ([`RouteTable::door`]), as if posted to that route's own path; a tenant no
+//! route of the door serves is refused in the caller's binding unless a route of the door's
+//! own prefix takes the call.
+//!
 //! # What a reload keeps
 //!
 //! Per route name: the upstream client (and so its connection pool) while its
@@ -98,6 +104,10 @@ pub struct Route {
     pub prefix: String,
     /// The host the route is limited to, lower-case.
     pub host: Option<String>,
+    /// The tenant the route is reached by, if it is one: `prefix` is `<door>/<tenant>`.
+    pub tenant: Option<String>,
+    /// The prefix a tenant route shares with the other tenants (its JSON-RPC door).
+    pub door: Option<String>,
     /// The pipeline.
     pub bridge: Arc<Bridge>,
     /// Its request counters.
@@ -105,10 +115,14 @@ pub struct Route {
 }
 
 impl Route {
+    fn host_matches(&self, host: Option<&str>) -> bool {
+        self.host
+            .as_deref()
+            .is_none_or(|wanted| host == Some(wanted))
+    }
+
     fn matches(&self, host: Option<&str>, path: &str) -> bool {
-        if let Some(wanted) = &self.host
-            && host != Some(wanted.as_str())
-        {
+        if !self.host_matches(host) {
             return false;
         }
         self.prefix == "/"
@@ -148,6 +162,106 @@ impl RouteTable {
             .find(|route| route.matches(host.as_deref(), path))
     }
 
+    /// Where a request to the door of some tenant routes goes, when the tenant decides:
+    /// `picked` is the route its path picked.
+    ///
+    /// A JSON-RPC call posted to the door goes to the route of the tenant its params name; an
+    /// HTTP+JSON call under `<door>/<tenant>/` found that route by its path already. A tenant no
+    /// route of the door serves, or none, is refused, unless a route of the door's own prefix
+    /// takes the request (an agent that reads tenants itself).
+    #[must_use]
+    pub fn door(
+        &self,
+        host: Option<&str>,
+        request: &InboundRequest,
+        picked: Option<&Route>,
+    ) -> Option<Door<'_>> {
+        let host = host.map(|h| strip_port(h).to_ascii_lowercase());
+        let host = host.as_deref();
+        let tenants = || {
+            self.routes
+                .iter()
+                .filter(move |r| r.door.is_some() && r.host_matches(host))
+        };
+        let path = request.path.as_str();
+        let trimmed = if path.len() > 1 {
+            path.trim_end_matches('/')
+        } else {
+            path
+        };
+        // Already at a tenant route, or at a route more specific than any door.
+        if picked.is_some_and(|r| r.tenant.is_some()) {
+            return None;
+        }
+        let door = tenants()
+            .filter_map(|r| r.door.as_deref())
+            .filter(|door| {
+                *door == "/" || trimmed == *door || trimmed.starts_with(&format!("{door}/"))
+            })
+            .max_by_key(|door| door.len())?;
+        if picked.is_some_and(|r| r.prefix.len() > door.len()) {
+            // A route under the door takes the request as it is.
+            return None;
+        }
+        // A route of the door's own prefix takes what no tenant route does.
+        let door_route = picked.is_some_and(|r| r.prefix == door);
+        let below = if door == "/" {
+            trimmed
+        } else {
+            &trimmed[door.len()..]
+        };
+        let of_door = || tenants().filter(move |r| r.door.as_deref() == Some(door));
+        let answer = of_door().next()?;
+        if below.is_empty() || below == "/" {
+            if request.method != http::Method::POST {
+                return None;
+            }
+            let named = tenant_param(&request.body);
+            if let Some(route) = named
+                .as_deref()
+                .and_then(|t| of_door().find(|r| r.tenant.as_deref() == Some(t)))
+            {
+                return Some(Door::Tenant(route));
+            }
+            if door_route {
+                return None;
+            }
+            return Some(Door::Unknown {
+                answer,
+                below: "/".to_owned(),
+                tenant: named,
+            });
+        }
+        if door_route {
+            return None;
+        }
+        // Under the door but at no tenant's path: the first segment names an unknown tenant,
+        // unless it is an A2A path of its own.
+        let first = below
+            .trim_start_matches('/')
+            .split('/')
+            .next()
+            .unwrap_or_default();
+        if first.contains(':')
+            || [
+                "tasks",
+                "message",
+                "card",
+                "extendedAgentCard",
+                "v1",
+                ".well-known",
+            ]
+            .contains(&first)
+        {
+            return None;
+        }
+        Some(Door::Unknown {
+            answer,
+            below: below[first.len() + 1..].to_owned(),
+            tenant: Some(first.to_owned()),
+        })
+    }
+
     /// The route named `name`.
     #[must_use]
     pub fn named(&self, name: &str) -> Option<&Route> {
@@ -159,6 +273,40 @@ impl RouteTable {
     pub fn routes(&self) -> &[Route] {
         &self.routes
     }
+}
+
+/// What a request at a tenants' door goes to.
+#[derive(Debug)]
+pub enum Door<'a> {
+    /// The route of the tenant it names.
+    Tenant(&'a Route),
+    /// No route of the door serves the tenant it names (`None`: it names none); `answer`
+    /// writes the refusal in the form of `below`, the path below the door and the tenant.
+    Unknown {
+        /// A route of the door.
+        answer: &'a Route,
+        /// The request's path below the door (and below the tenant segment).
+        below: String,
+        /// The tenant named.
+        tenant: Option<String>,
+    },
+}
+
+/// The `tenant` a JSON-RPC request's params name, when they name one.
+fn tenant_param(body: &[u8]) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Envelope {
+        params: Option<Params>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Params {
+        tenant: Option<String>,
+    }
+    serde_json::from_slice::<Envelope>(body)
+        .ok()?
+        .params?
+        .tenant
+        .filter(|t| !t.is_empty())
 }
 
 /// `example.com:8080` → `example.com`; `[::1]:8080` → `[::1]`.
@@ -329,7 +477,33 @@ impl Gateway {
             .headers
             .get(header::HOST)
             .and_then(|v| v.to_str().ok());
-        let Some(route) = table.pick(host, &request.path) else {
+        let picked = table.pick(host, &request.path);
+        let route = match table.door(host, &request, picked) {
+            Some(Door::Tenant(route)) => {
+                // A JSON-RPC call at the door is the tenant route's call at its own path.
+                request.path.clone_from(&route.prefix);
+                Some(route)
+            }
+            Some(Door::Unknown {
+                answer,
+                below,
+                tenant,
+            }) => {
+                let why = match tenant {
+                    Some(tenant) => format!("tenant {tenant:?} is not served at this address"),
+                    None => "this address serves several tenants; name one (the `tenant` of the card's interface)".to_owned(),
+                };
+                tracing::info!(route = %answer.name, path = %request.path, "{why}");
+                let error = bridge_ir::RpcError::new(bridge_ir::ErrorCode::InvalidParams, why);
+                let mut response = bridge_http::refuse_at(&answer.bridge, &request, &below, error);
+                if let InboundResponse::Full(full) = &mut response {
+                    full.headers_mut().insert(REQUEST_ID, request_id);
+                }
+                return Box::pin(std::future::ready(response));
+            }
+            None => picked,
+        };
+        let Some(route) = route else {
             return Box::pin(std::future::ready(no_route(&request.path, request_id)));
         };
         let span = request_span(
@@ -683,6 +857,8 @@ impl Wiring {
                 name: config.name.clone(),
                 prefix: config.prefix.clone(),
                 host: config.host.clone(),
+                tenant: config.tenant.clone(),
+                door: config.door.clone(),
                 bridge: Arc::new(bridge),
                 requests: Arc::new(metrics.route_requests(&config.name)),
             });

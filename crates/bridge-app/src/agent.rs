@@ -45,6 +45,7 @@ pub(crate) async fn forward(
     call: Call,
 ) -> (Result<Reply, RpcError>, HeaderMap) {
     let method = call.method();
+    let call = toward_agent(context, call);
     let (outcome, headers) = context.agent.unary(&bridge.ports, context, call).await;
     let outcome = outcome.and_then(|reply| match unidentified(&reply) {
         None => Ok(reply),
@@ -54,6 +55,18 @@ pub(crate) async fn forward(
         ))),
     });
     (outcome, headers)
+}
+
+/// `call` as the agent receives it: toward a 1.0 agent, with exactly the tenant the agent's
+/// interface names, or none (1.0 §8.3.2); the caller's tenant chose the route, if anything.
+/// Toward a 0.3 agent the caller's tenant stays, for the codec to report it dropped.
+pub(crate) fn toward_agent(context: &Context, mut call: Call) -> Call {
+    if context.upstream == bridge_ir::Revision::V1_0
+        && call.tenant() != context.agent_tenant.as_deref()
+    {
+        call.set_tenant(context.agent_tenant.clone());
+    }
+    call
 }
 
 /// Reads a task from the upstream, with at most `history_length` messages of history.

@@ -258,6 +258,7 @@ impl Bridge {
             revision,
             binding,
             url: call_url,
+            tenant,
         } = endpoint;
         tracing::info!(%url, %revision, binding = binding.label(), %call_url, "upstream agent card loaded");
         self.cards.set(CachedCard {
@@ -265,6 +266,7 @@ impl Bridge {
             revision,
             binding,
             call_url,
+            tenant,
             etag,
             fetched_at: std::time::SystemTime::now(),
         });

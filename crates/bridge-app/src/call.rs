@@ -96,6 +96,9 @@ pub struct Context {
     /// How the upstream is called.
     pub agent: &'static dyn AgentForm,
     pub call_url: String,
+    /// The tenant the agent's interface names: what a call to a 1.0 agent carries (1.0 §8.3.2),
+    /// whatever tenant the caller named.
+    pub agent_tenant: Option<String>,
     /// Whose tasks this call may list (`crate::store`).
     pub scope: String,
 }

@@ -43,6 +43,8 @@ pub struct CachedCard {
     pub binding: Binding,
     /// The upstream endpoint for that revision and binding.
     pub call_url: String,
+    /// The tenant that interface names, sent on every 1.0 call.
+    pub tenant: Option<String>,
     /// The upstream's `ETag`, for conditional refreshes.
     pub etag: Option<http::HeaderValue>,
     /// When the card was fetched or last confirmed unchanged.
@@ -96,6 +98,8 @@ pub struct UpstreamEndpoint {
     pub binding: Binding,
     /// The interface URL (for JSON-RPC the endpoint, for HTTP+JSON the base of its paths).
     pub url: String,
+    /// The tenant the interface names (1.0 §8.3.2: every call carries exactly it).
+    pub tenant: Option<String>,
 }
 
 /// Decodes an upstream card of either revision and decides how to call it.
@@ -155,22 +159,27 @@ pub fn read_upstream_card(
         }
     });
     let chosen = match binding {
-        Some(pinned) => offered(pinned, revision).map(|i| (pinned, i.url.clone())),
+        Some(pinned) => offered(pinned, revision).map(|i| (pinned, i)),
         None => bindings
             .into_iter()
             .filter(|b| callable(*b, revision))
-            .find_map(|b| offered(b, revision).map(|i| (b, i.url.clone()))),
+            .find_map(|b| offered(b, revision).map(|i| (b, i))),
     };
-    let (binding, url) =
-        chosen.unwrap_or_else(|| (binding.unwrap_or(Binding::JsonRpc), fallback_url.to_owned()));
-    Ok((
-        card,
-        UpstreamEndpoint {
+    let endpoint = match chosen {
+        Some((binding, interface)) => UpstreamEndpoint {
             revision,
             binding,
-            url,
+            url: interface.url.clone(),
+            tenant: interface.tenant.clone().filter(|t| !t.is_empty()),
         },
-    ))
+        None => UpstreamEndpoint {
+            revision,
+            binding: binding.unwrap_or(Binding::JsonRpc),
+            url: fallback_url.to_owned(),
+            tenant: None,
+        },
+    };
+    Ok((card, endpoint))
 }
 
 /// The revision an interface speaks; an empty version is 0.3 (the 0.3 card had none).
@@ -210,6 +219,11 @@ each caller seeing the tasks of its own credential";
 /// within a binding the 1.0 interface comes before its 0.3 mirror; gRPC interfaces (when served)
 /// name `grpc_url`, a `host:port` target as both SDKs' gRPC clients read it. The card of a 0.3 agent
 /// (`upstream`) declares [`TASK_LISTING_EXTENSION`].
+///
+/// A route reached by `tenant` (its `public_url` ends in `/{tenant}`) names the tenant on its
+/// 1.0 interfaces, each at the URL without that segment, the door every tenant shares (a 1.0
+/// client sends the tenant in every call, 1.0 §8.3.2); its 0.3 interfaces, which have no
+/// tenant, name `public_url` itself.
 #[must_use]
 pub fn present(
     card: &AgentCard,
@@ -217,6 +231,7 @@ pub fn present(
     served: &[(Binding, Revision)],
     grpc_url: Option<&str>,
     upstream: Revision,
+    tenant: Option<&str>,
 ) -> Translated<AgentCard> {
     let mut losses = Vec::new();
     let mut card = card.clone();
@@ -232,14 +247,20 @@ pub fn present(
     card.interfaces = order
         .filter(|interface| served.contains(interface))
         .filter(|(binding, _)| *binding != Binding::Grpc || grpc_url.is_some())
-        .map(|(binding, revision)| AgentInterface {
-            url: match binding {
-                Binding::Grpc => grpc_url.unwrap_or_default().to_owned(),
-                Binding::JsonRpc | Binding::HttpJson => public_url.to_owned(),
-            },
-            binding: binding.as_str().to_owned(),
-            protocol_version: revision.as_str().to_owned(),
-            tenant: None,
+        .map(|(binding, revision)| {
+            let tenant = tenant.filter(|_| revision == Revision::V1_0);
+            let http_url = tenant
+                .and_then(|t| public_url.strip_suffix(t)?.strip_suffix('/'))
+                .unwrap_or(public_url);
+            AgentInterface {
+                url: match binding {
+                    Binding::Grpc => grpc_url.unwrap_or_default().to_owned(),
+                    Binding::JsonRpc | Binding::HttpJson => http_url.to_owned(),
+                },
+                binding: binding.as_str().to_owned(),
+                protocol_version: revision.as_str().to_owned(),
+                tenant: tenant.map(str::to_owned),
+            }
         })
         .collect();
     card.protocol_version = Some("0.3.0".to_owned());

@@ -143,7 +143,11 @@ async fn validated(
         upstream,
         agent,
         call_url,
+        agent_tenant: card.as_ref().and_then(|c| c.tenant.clone()),
     };
+    if let Some(error) = foreign_tenant(&bridge.ports.settings, &call) {
+        return refuse(&bridge.ports, &context, error);
+    }
     if let Some(card) = &card
         && let Err(error) = validate::check_call(
             &call,
@@ -348,6 +352,7 @@ pub(crate) fn shape_reply(
                     .interfaces(&bridge.ports.settings.bindings),
                 bridge.ports.settings.grpc_url.as_deref(),
                 upstream,
+                bridge.ports.settings.tenant.as_deref(),
             );
             Reply::Card(Box::new(presented.value))
         }
@@ -363,6 +368,20 @@ pub(crate) fn terminal_refusal(task_id: &str, task: &Task) -> RpcError {
             task.status.state
         ),
     )
+}
+
+/// The refusal of a call that names a tenant other than the route's own (a route reached by
+/// tenant serves that tenant only). A2A defines no error for it; the tenant is a parameter this
+/// endpoint does not take, so `InvalidParams`, naming it.
+fn foreign_tenant(settings: &crate::settings::Settings, call: &Call) -> Option<RpcError> {
+    let own = settings.tenant.as_deref()?;
+    let named = call.tenant().filter(|t| !t.is_empty())?;
+    (named != own).then(|| {
+        RpcError::new(
+            ErrorCode::InvalidParams,
+            format!("tenant {named:?} is not served at this address"),
+        )
+    })
 }
 
 /// Reads a task from the upstream.

@@ -34,6 +34,9 @@ pub struct Settings {
     pub card_view: CardView,
     /// The bindings served to callers (at least one); the card lists only these.
     pub bindings: Vec<Binding>,
+    /// The tenant this route is reached by (A2A 1.0 `tenant`), when it is one: its 1.0 card
+    /// names it on every interface, and a call naming another tenant is refused.
+    pub tenant: Option<String>,
     /// The gRPC target (`host:port`) the card names for the gRPC interfaces, when the bridge
     /// serves gRPC.
     pub grpc_url: Option<String>,
@@ -217,6 +220,7 @@ impl Settings {
             card_view: CardView::Dual,
             bindings: vec![Binding::JsonRpc, Binding::HttpJson],
             grpc_url: None,
+            tenant: None,
             negotiation: Negotiation {
                 require_version_header: false,
                 accept_1_1: false,

@@ -49,7 +49,7 @@ pub(crate) async fn context_for_agent(
     bridge: &Bridge,
     registration: &crate::delivery::Registration,
 ) -> Result<Context, RpcError> {
-    let (upstream, upstream_binding, call_url, _) =
+    let (upstream, upstream_binding, call_url, card) =
         upstream_target(bridge).await.map_err(|why| {
             RpcError::new(
                 ErrorCode::InternalError,
@@ -65,6 +65,7 @@ pub(crate) async fn context_for_agent(
         upstream,
         agent: bridge.agent_form(upstream_binding)?,
         call_url,
+        agent_tenant: card.and_then(|c| c.tenant.clone()),
         scope: registration.scope.clone(),
     })
 }

@@ -103,6 +103,42 @@ pub fn refuse(bridge: &Bridge, request: &InboundRequest, refusal: Refusal) -> In
     )
 }
 
+/// `request` refused with `error` in the form of `below`, its path below the address it came
+/// to: a JSON-RPC error (HTTP 200, the request's id, the revision its method names) for a POST
+/// to the address itself, else the HTTP+JSON error of the revision the path and
+/// `A2A-Version` name. For requests no route takes, such as one naming a tenant no route of
+/// the address serves.
+#[must_use]
+pub fn refuse_at(
+    bridge: &Bridge,
+    request: &InboundRequest,
+    below: &str,
+    error: RpcError,
+) -> InboundResponse {
+    let named =
+        bridge_app::negotiate::requested_version(&request.headers, request.query.as_deref())
+            .and_then(Revision::from_version);
+    if (below.is_empty() || below == "/") && request.method == Method::POST {
+        let (revision, id) = match bridge_wire::jsonrpc::parse_request(&request.body) {
+            Ok(envelope) => {
+                let by_name = Revision::ALL.into_iter().find(|revision| {
+                    bridge
+                        .ports()
+                        .codecs
+                        .of(*revision)
+                        .method_from_name(&envelope.method)
+                        .is_some()
+                });
+                (by_name.or(named).unwrap_or(Revision::V0_3), envelope.id)
+            }
+            Err(refused) => (named.unwrap_or(Revision::V0_3), refused.id),
+        };
+        return crate::caller::error_response(bridge.ports(), revision, &id, error);
+    }
+    let revision = crate::rest::likely_revision(bridge, named, below);
+    crate::caller::rest_error_with_status(bridge.ports(), revision, error, None)
+}
+
 async fn serve_card(bridge: &Bridge, request: &InboundRequest) -> InboundResponse {
     // The version from the header, else the `A2A-Version` query parameter (1.0.1 §3.6).
     let named =
@@ -132,6 +168,7 @@ async fn serve_card(bridge: &Bridge, request: &InboundRequest) -> InboundRespons
             .interfaces(&bridge.ports().settings.bindings),
         bridge.ports().settings.grpc_url.as_deref(),
         cached.revision,
+        bridge.ports().settings.tenant.as_deref(),
     );
     let served = match card::serve(presented.value, view, &bridge.ports().codecs) {
         Ok(served) => served,

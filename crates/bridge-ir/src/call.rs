@@ -89,6 +89,38 @@ impl Call {
             Self::GetExtendedCard(_) => Method::GetExtendedCard,
         }
     }
+
+    /// The 1.0 tenant the call names (every 1.0 request has one; `None`: not named).
+    #[must_use]
+    pub fn tenant(&self) -> Option<&str> {
+        match self {
+            Self::SendMessage(p) | Self::SendStreamingMessage(p) => p.tenant.as_deref(),
+            Self::GetTask(p) => p.tenant.as_deref(),
+            Self::ListTasks(p) => p.tenant.as_deref(),
+            Self::CancelTask(p) | Self::SubscribeToTask(p) => p.tenant.as_deref(),
+            Self::CreatePushConfig(p) => p.tenant.as_deref(),
+            Self::GetPushConfig(p) => p.tenant.as_deref(),
+            Self::ListPushConfigs(p) => p.tenant.as_deref(),
+            Self::DeletePushConfig(p) => p.tenant.as_deref(),
+            Self::GetExtendedCard(p) => p.tenant.as_deref(),
+        }
+    }
+
+    /// Names `tenant` as the call's tenant (`None`: names none).
+    pub fn set_tenant(&mut self, tenant: Option<String>) {
+        let slot = match self {
+            Self::SendMessage(p) | Self::SendStreamingMessage(p) => &mut p.tenant,
+            Self::GetTask(p) => &mut p.tenant,
+            Self::ListTasks(p) => &mut p.tenant,
+            Self::CancelTask(p) | Self::SubscribeToTask(p) => &mut p.tenant,
+            Self::CreatePushConfig(p) => &mut p.tenant,
+            Self::GetPushConfig(p) => &mut p.tenant,
+            Self::ListPushConfigs(p) => &mut p.tenant,
+            Self::DeletePushConfig(p) => &mut p.tenant,
+            Self::GetExtendedCard(p) => &mut p.tenant,
+        };
+        *slot = tenant;
+    }
 }
 
 /// Params of `SendMessage` and `SendStreamingMessage`.

@@ -512,3 +512,55 @@ fn each_grpc_listener_serves_one_route_and_its_cards_name_it() {
     let error = resolve(http).unwrap_err().to_string();
     assert!(error.contains("HTTP or admin listener"), "{error}");
 }
+
+#[test]
+fn a_tenant_route_is_the_route_below_its_door_and_a_tenant_is_one_plain_segment() {
+    let resolved = resolve(
+        "public_url = \"https://gw.example\"\n\
+         [[routes]]\nprefix = \"/agents/\"\ntenant = \"acme\"\n[routes.upstream]\nurl = \"http://a\"\n\
+         [[routes]]\nprefix = \"/\"\ntenant = \"globex\"\n[routes.upstream]\nurl = \"http://b\"\n",
+    )
+    .unwrap();
+    let acme = &resolved.routes[0];
+    assert_eq!(
+        (
+            acme.prefix.as_str(),
+            acme.door.as_deref(),
+            acme.tenant.as_deref()
+        ),
+        ("/agents/acme", Some("/agents"), Some("acme"))
+    );
+    assert_eq!(acme.settings.prefix, "/agents/acme");
+    assert_eq!(acme.settings.tenant.as_deref(), Some("acme"));
+    assert_eq!(acme.settings.public_url, "https://gw.example/agents/acme");
+    let globex = &resolved.routes[1];
+    assert_eq!(
+        (globex.prefix.as_str(), globex.door.as_deref()),
+        ("/globex", Some("/"))
+    );
+    for (tenant, why) in [
+        ("", "one path segment"),
+        ("a/b", "one path segment"),
+        ("a b", "one path segment"),
+        ("..", "one path segment"),
+        ("tasks", "an A2A path segment"),
+        ("v1", "an A2A path segment"),
+    ] {
+        let error = resolve(&format!(
+            "[[routes]]\nprefix = \"/agents\"\ntenant = \"{tenant}\"\n[routes.upstream]\nurl = \"http://a\"\n"
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(error.contains(why), "{tenant:?}: {error}");
+    }
+    let twice = resolve(
+        "[[routes]]\nname = \"a\"\nprefix = \"/agents\"\ntenant = \"acme\"\n[routes.upstream]\nurl = \"http://a\"\n\
+         [[routes]]\nname = \"b\"\nprefix = \"/agents\"\ntenant = \"acme\"\n[routes.upstream]\nurl = \"http://b\"\n",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        twice.contains("already serves prefix \"/agents/acme\""),
+        "{twice}"
+    );
+}

@@ -592,3 +592,118 @@ async fn readyz_and_a_metric_say_when_the_redis_store_is_down_and_recover_with_i
     let _ = redis.kill();
     let _ = redis.wait();
 }
+
+/// A 1.0 JSON-RPC send with `params` extra members (a `tenant`), to `url`.
+async fn send_1_0_with(url: &str, extra: Value) -> (u16, Value) {
+    let mut params = json!({ "message": {
+        "role": "ROLE_USER", "messageId": "m-1", "parts": [{ "text": "hi" }],
+    }});
+    if let (Some(params), Value::Object(extra)) = (params.as_object_mut(), extra) {
+        params.extend(extra);
+    }
+    let response = client()
+        .post(url)
+        .header("A2A-Version", "1.0")
+        .json(&json!({"jsonrpc": "2.0", "id": "t-1", "method": "SendMessage", "params": params}))
+        .send()
+        .await
+        .unwrap();
+    (response.status().as_u16(), response.json().await.unwrap())
+}
+
+#[tokio::test]
+async fn tenants_of_one_door_reach_their_own_agents_and_an_unknown_tenant_is_refused() {
+    let (acme, _) = recorder("acme").await;
+    let (globex, _) = recorder("globex").await;
+    let running = start(&format!(
+        "listen = \"{{listen}}\"\n\
+         [[routes]]\nname = \"acme\"\nprefix = \"/agents\"\ntenant = \"acme\"\n\
+         [routes.upstream]\nurl = \"http://{acme}\"\n\
+         [[routes]]\nname = \"globex\"\nprefix = \"/agents\"\ntenant = \"globex\"\n\
+         [routes.upstream]\nurl = \"http://{globex}\"\n"
+    ))
+    .await;
+    wait_ready(&running).await;
+    let base = format!("http://{}", running.addr);
+    let door = format!("{base}/agents");
+    let text = |answer: &Value| answer["result"]["message"]["parts"][0]["text"].clone();
+
+    // JSON-RPC to the door: the tenant in the params picks the agent.
+    for tenant in ["acme", "globex"] {
+        let (status, answer) = send_1_0_with(&door, json!({"tenant": tenant})).await;
+        assert_eq!((status, text(&answer)), (200, json!(tenant)), "{answer}");
+    }
+    // By path: HTTP+JSON under the tenant's segment, JSON-RPC posted to it.
+    let response = client()
+        .post(format!("{door}/acme/message:send"))
+        .header("A2A-Version", "1.0")
+        .json(&json!({"message": {"messageId": "m-r", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let answer: Value = response.json().await.unwrap();
+    assert_eq!(answer["message"]["parts"][0]["text"], "acme", "{answer}");
+    let (_, answer) = send_1_0_with(&format!("{door}/globex"), json!({})).await;
+    assert_eq!(text(&answer), "globex", "{answer}");
+
+    // An unknown tenant, none, and another tenant's at a tenant's own address are refused in
+    // the caller's binding, naming the tenant.
+    for (url, extra, named) in [
+        (door.clone(), json!({"tenant": "initech"}), Some("initech")),
+        (door.clone(), json!({}), None),
+        (
+            format!("{door}/acme"),
+            json!({"tenant": "globex"}),
+            Some("globex"),
+        ),
+    ] {
+        let (status, answer) = send_1_0_with(&url, extra).await;
+        assert_eq!(status, 200, "{answer}");
+        assert_eq!(answer["id"], "t-1", "{answer}");
+        assert_eq!(answer["error"]["code"], -32602, "{answer}");
+        if let Some(named) = named {
+            let message = answer["error"]["message"].as_str().unwrap();
+            assert!(message.contains(named), "{answer}");
+        }
+    }
+    let response = client()
+        .post(format!("{door}/initech/message:send"))
+        .header("A2A-Version", "1.0")
+        .json(&json!({"message": {"messageId": "m-r", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 400);
+    let answer: Value = response.json().await.unwrap();
+    assert_eq!(answer["error"]["status"], "INVALID_ARGUMENT", "{answer}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("initech")
+    );
+
+    // Each tenant's card: 1.0 interfaces at the door naming the tenant, 0.3 ones at its path.
+    let response = client()
+        .get(format!("{door}/acme/.well-known/agent-card.json"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let card: Value = response.json().await.unwrap();
+    let interfaces = card["supportedInterfaces"].as_array().unwrap();
+    for interface in interfaces {
+        let http = interface["protocolBinding"] != "GRPC";
+        if interface["protocolVersion"] == "1.0" {
+            assert_eq!(interface["tenant"], "acme", "{interface}");
+            if http {
+                assert_eq!(interface["url"], door, "{interface}");
+            }
+        } else {
+            assert!(interface.get("tenant").is_none(), "{interface}");
+            assert_eq!(interface["url"], format!("{door}/acme"), "{interface}");
+        }
+    }
+    assert_eq!(card["url"], format!("{door}/acme"), "{card}");
+}

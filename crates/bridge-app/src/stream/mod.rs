@@ -91,6 +91,7 @@ pub(crate) async fn open(
         Call::SubscribeToTask(params) => Some((params.id.clone(), String::new())),
         _ => None,
     };
+    let call = crate::agent::toward_agent(&context, call);
     let opened = match context.agent.open(&bridge.ports, &context, call).await {
         Ok(opened) => opened,
         Err(error) => return crate::answer::refuse(&bridge.ports, &context, error),

@@ -13,6 +13,7 @@ mod policy;
 mod push;
 mod rest;
 mod streams;
+mod tenants;
 mod unary;
 mod v1_1;
 

@@ -1,0 +1,83 @@
+"""Tenants routed: two agents (a2a-sdk 1.3.0's and a2a-sdk 0.3.26's) behind two tenants of one
+door of the bridge, reached by a2a-sdk 1.3.0's own client built from each tenant's card (the SDK
+copies the card interface's `tenant` into every call, 1.0 §8.3.2) over JSON-RPC and HTTP+JSON;
+`ListTasks` scoped by tenant; an unknown tenant refused in the caller's binding.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+import httpx
+import pytest
+
+TENANTS = {'acme': '1.0', 'globex': '0.3'}
+
+
+@pytest.fixture(scope='module')
+def door(agents, bridge_with, tmp_path_factory) -> str:
+    config = tmp_path_factory.mktemp('tenants') / 'tenants.toml'
+    routes = ''.join(
+        f'[[routes]]\nname = "{tenant}"\nprefix = "/agents"\ntenant = "{tenant}"\n'
+        f'[routes.upstream]\nurl = "{agents[revision].url.rstrip("/")}"\n'
+        for tenant, revision in TENANTS.items()
+    )
+    config.write_text(
+        f'[upstream]\nurl = "{agents["1.0"].url.rstrip("/")}"\n[demo]\nenabled = false\n{routes}'
+    )
+    bridge = bridge_with('1.0', '--config', str(config))
+    return f'{bridge.url}/agents'
+
+
+@pytest.mark.parametrize('binding', ['JSONRPC', 'HTTP+JSON'])
+def test_the_1_0_sdk_client_reaches_each_tenants_agent_and_lists_only_its_tasks(door, binding):
+    from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
+    from a2a.types import GetTaskRequest, ListTasksRequest, Message, Part, Role, SendMessageRequest
+
+    async def run() -> None:
+        async with httpx.AsyncClient(timeout=30) as http:
+            made: dict[str, str] = {}
+            clients = {}
+            for tenant in TENANTS:
+                card = await A2ACardResolver(http, f'{door}/{tenant}').get_agent_card()
+                chosen = [i for i in card.supported_interfaces
+                          if i.protocol_binding == binding and i.protocol_version == '1.0']
+                assert chosen and chosen[0].tenant == tenant and chosen[0].url == door, card
+                config = ClientConfig(httpx_client=http, streaming=False,
+                                      supported_protocol_bindings=[binding])
+                client = ClientFactory(config).create(card)
+                clients[tenant] = client
+                message = Message(role=Role.ROLE_USER, message_id=str(uuid.uuid4()),
+                                  parts=[Part(text=f'echo for {tenant}')])
+                [result] = [event async for event in client.send_message(SendMessageRequest(message=message))]
+                task = result.task
+                assert task.id, result
+                made[tenant] = task.id
+                got = await client.get_task(GetTaskRequest(id=task.id))
+                assert got.id == task.id
+                artifacts = [part.text for artifact in got.artifacts for part in artifact.parts]
+                assert f'echo: echo for {tenant}' in artifacts, got
+            for tenant, client in clients.items():
+                listed = {task.id for task in (await client.list_tasks(ListTasksRequest(page_size=100))).tasks}
+                assert made[tenant] in listed, (tenant, made, listed)
+                others = {made[other] for other in TENANTS if other != tenant}
+                assert not listed & others, (tenant, made, listed)
+
+    asyncio.run(run())
+
+
+def test_an_unknown_tenant_is_refused_in_the_callers_binding(door):
+    message = {'messageId': str(uuid.uuid4()), 'role': 'ROLE_USER', 'parts': [{'text': 'echo'}]}
+    with httpx.Client(timeout=15) as http:
+        answer = http.post(door, headers={'A2A-Version': '1.0'}, json={
+            'jsonrpc': '2.0', 'id': 'u-1', 'method': 'SendMessage',
+            'params': {'message': message, 'tenant': 'initech'}})
+        assert answer.status_code == 200, answer.text
+        body = answer.json()
+        assert body['id'] == 'u-1' and body['error']['code'] == -32602, body
+        assert 'initech' in body['error']['message'], body
+        answer = http.post(f'{door}/initech/message:send', headers={'A2A-Version': '1.0'},
+                           json={'message': message})
+        assert answer.status_code == 400, answer.text
+        assert answer.json()['error']['status'] == 'INVALID_ARGUMENT', answer.text
