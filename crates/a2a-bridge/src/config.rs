@@ -852,7 +852,11 @@ impl Config {
             let Some(listen) = route.grpc_listen else {
                 continue;
             };
-            let prefix = normalise_prefix(&route.prefix);
+            let prefix = match (normalise_prefix(&route.prefix), &route.tenant) {
+                (door, Some(tenant)) if door == "/" => format!("/{tenant}"),
+                (door, Some(tenant)) => format!("{door}/{tenant}"),
+                (door, None) => door,
+            };
             let host = route.host.as_ref().map(|h| h.to_ascii_lowercase());
             if let Some(index) = routes
                 .iter()
@@ -891,6 +895,32 @@ impl Config {
                 prefix: route.prefix.clone(),
                 host: route.host.clone(),
             });
+        }
+        // A gRPC listener of a door (of a tenant route, or of the door's own route) serves every
+        // tenant of the door, by the tenant each call names: tenant routes without one of their
+        // own name it on their cards.
+        for index in 0..routes.len() {
+            let (door, host) = match &routes[index] {
+                route if route.settings.grpc_url.is_none() => match &route.door {
+                    Some(door) => (door.clone(), route.host.clone()),
+                    None => continue,
+                },
+                _ => continue,
+            };
+            let shared = routes.iter().find_map(|r| {
+                let of_door = r.door.as_deref() == Some(door.as_str())
+                    || (r.tenant.is_none() && r.prefix == door);
+                (of_door && r.host == host)
+                    .then(|| r.settings.grpc_url.clone())
+                    .flatten()
+            });
+            if let Some(target) = shared {
+                let route = &mut routes[index];
+                route.settings.grpc_url = Some(target);
+                if !route.settings.bindings.contains(&Binding::Grpc) {
+                    route.settings.bindings.push(Binding::Grpc);
+                }
+            }
         }
         Ok(listeners)
     }

@@ -262,6 +262,31 @@ impl RouteTable {
         })
     }
 
+    /// The route a gRPC call to `listener`'s listener goes to when the listener is a door's
+    /// (of a tenant route, or of the door's own route): the route of the tenant the call's
+    /// message names, among the door's tenants; `None` when it names none of them (the listener's
+    /// route takes the call, and refuses a tenant not its own).
+    #[must_use]
+    pub fn grpc_tenant(
+        &self,
+        listener: &Route,
+        call: &bridge_grpc::caller::GrpcCall,
+    ) -> Option<&Route> {
+        let door = match (&listener.door, &listener.tenant) {
+            (Some(door), _) => door.as_str(),
+            (None, None) => listener.prefix.as_str(),
+            (None, Some(_)) => return None,
+        };
+        let mut of_door = self
+            .routes
+            .iter()
+            .filter(|r| r.door.as_deref() == Some(door) && r.host == listener.host)
+            .peekable();
+        of_door.peek()?;
+        let tenant = call.tenant()?;
+        of_door.find(|r| r.tenant.as_deref() == Some(tenant.as_str()))
+    }
+
     /// The route named `name`.
     #[must_use]
     pub fn named(&self, name: &str) -> Option<&Route> {
@@ -444,6 +469,7 @@ impl Gateway {
                 &format!("the route {route} is not served any more"),
             )));
         };
+        let route = table.grpc_tenant(route, &call).unwrap_or(route);
         let span = request_span(&request_id, &route.name, "POST", call.method.label());
         let header_caller = call.revision.as_str();
         let bridge = Arc::clone(&route.bridge);

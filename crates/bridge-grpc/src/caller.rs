@@ -51,6 +51,35 @@ pub struct GrpcCall {
     pub headers: HeaderMap,
 }
 
+impl GrpcCall {
+    /// The `tenant` a 1.0 request message names (field 1 of every request message but
+    /// `ListTaskPushNotificationConfigsRequest`, where it is field 4), when it names one; 0.3
+    /// has no tenant. Read without decoding the rest of the message.
+    #[must_use]
+    pub fn tenant(&self) -> Option<String> {
+        use prost::Message as _;
+        #[derive(Clone, PartialEq, prost::Message)]
+        struct First {
+            #[prost(string, tag = "1")]
+            tenant: String,
+        }
+        #[derive(Clone, PartialEq, prost::Message)]
+        struct Fourth {
+            #[prost(string, tag = "4")]
+            tenant: String,
+        }
+        if self.revision != Revision::V1_0 {
+            return None;
+        }
+        let tenant = if self.method == Method::ListPushConfigs {
+            Fourth::decode(self.message.as_ref()).ok()?.tenant
+        } else {
+            First::decode(self.message.as_ref()).ok()?.tenant
+        };
+        Some(tenant).filter(|t| !t.is_empty())
+    }
+}
+
 /// Where a gRPC server hands its calls: the route's bridge ([`serve`]), with
 /// whatever the binary wraps around it (logs, metrics).
 pub trait GrpcEntry: Send + Sync {
@@ -566,6 +595,45 @@ mod tests {
         assert_eq!(code_of_http(StatusCode::FORBIDDEN), Some(7));
         assert_eq!(code_of_http(StatusCode::TOO_MANY_REQUESTS), Some(8));
         assert_eq!(code_of_http(StatusCode::BAD_REQUEST), None);
+    }
+
+    #[test]
+    fn a_1_0_calls_tenant_is_read_from_its_message_field() {
+        let call = |revision, method, message: &[u8]| GrpcCall {
+            revision,
+            method,
+            message: Bytes::copy_from_slice(message),
+            headers: HeaderMap::new(),
+        };
+        // Field 1 (tag 0x0a), then field 2 of another type: `tenant: "acme"`.
+        let first = b"\x0a\x04acme\x12\x02id";
+        assert_eq!(
+            call(Revision::V1_0, Method::SendMessage, first)
+                .tenant()
+                .as_deref(),
+            Some("acme")
+        );
+        // ListTaskPushNotificationConfigsRequest: field 4 (tag 0x22); its field 1 is the task.
+        let fourth = b"\x0a\x03t-1\x22\x06globex";
+        assert_eq!(
+            call(Revision::V1_0, Method::ListPushConfigs, fourth)
+                .tenant()
+                .as_deref(),
+            Some("globex")
+        );
+        assert_eq!(
+            call(Revision::V1_0, Method::GetTask, b"\x12\x02id").tenant(),
+            None
+        );
+        assert_eq!(
+            call(Revision::V1_0, Method::GetTask, b"\x0a\x00").tenant(),
+            None
+        );
+        assert_eq!(call(Revision::V0_3, Method::GetTask, first).tenant(), None);
+        assert_eq!(
+            call(Revision::V1_0, Method::GetTask, b"\xff").tenant(),
+            None
+        );
     }
 
     #[test]

@@ -564,3 +564,31 @@ fn a_tenant_route_is_the_route_below_its_door_and_a_tenant_is_one_plain_segment(
         "{twice}"
     );
 }
+
+#[test]
+fn a_doors_grpc_listener_is_named_on_the_cards_of_every_tenant_of_the_door() {
+    let resolved = resolve(
+        "[[routes]]\nprefix = \"/agents\"\ntenant = \"acme\"\ngrpc_listen = \"127.0.0.1:50551\"\n\
+         [routes.upstream]\nurl = \"http://a\"\n\
+         [[routes]]\nprefix = \"/agents\"\ntenant = \"globex\"\n[routes.upstream]\nurl = \"http://b\"\n\
+         [[routes]]\nprefix = \"/other\"\ntenant = \"initech\"\n[routes.upstream]\nurl = \"http://c\"\n",
+    )
+    .unwrap();
+    let grpc = |name: &str| {
+        let route = resolved.routes.iter().find(|r| r.name == name).unwrap();
+        (
+            route.settings.grpc_url.clone(),
+            route.settings.bindings.contains(&bridge_ir::Binding::Grpc),
+        )
+    };
+    assert_eq!(
+        grpc("/agents/acme"),
+        (Some("127.0.0.1:50551".to_owned()), true)
+    );
+    assert_eq!(
+        grpc("/agents/globex"),
+        (Some("127.0.0.1:50551".to_owned()), true)
+    );
+    assert_eq!(grpc("/other/initech"), (None, false));
+    assert_eq!(resolved.grpc.len(), 1);
+}
