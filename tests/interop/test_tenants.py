@@ -92,3 +92,36 @@ def test_an_unknown_tenant_is_refused_in_the_callers_binding(door):
                            json={'message': message})
         assert answer.status_code == 400, answer.text
         assert answer.json()['error']['status'] == 'INVALID_ARGUMENT', answer.text
+
+
+@pytest.mark.parametrize('binding', ['jsonrpc', 'rest', 'grpc'])
+def test_the_js_1_x_client_reaches_each_tenants_agent_and_lists_only_its_tasks(door, binding):
+    """The JavaScript SDK 1.x client, given a card whose interface names the tenant, sends it in
+    every call (its `ClientFactory` wraps the transport to do so), over each binding."""
+    from jscallers import JsRunner, JsSdkCaller, node
+
+    if node() is None:
+        pytest.skip('node is not installed')
+    card = httpx.get(f'{door}/acme/.well-known/agent-card.json', headers={'A2A-Version': '1.0'}).json()
+    grpc_target = next(i['url'] for i in card['supportedInterfaces'] if i['protocolBinding'] == 'GRPC')
+    url = grpc_target if binding == 'grpc' else door
+
+    async def run() -> None:
+        runner = JsRunner('1.0', binding, url)
+        try:
+            made = {}
+            callers = {}
+            for tenant in TENANTS:
+                who = JsSdkCaller('1.0', binding, runner, f'{url}#tenant={tenant}')
+                callers[tenant] = who
+                task = await who.send(f'echo for {tenant}')
+                assert f'echo: echo for {tenant}' in task.artifacts.values(), task
+                made[tenant] = task.id
+            for tenant, who in callers.items():
+                listed = {task.id for task in await who.list_tasks(page_size=100)}
+                assert made[tenant] in listed, (tenant, made, listed)
+                assert not listed & {made[o] for o in TENANTS if o != tenant}, (tenant, made, listed)
+        finally:
+            await runner.close()
+
+    asyncio.run(run())

@@ -16,7 +16,8 @@
 // A failure answers {id, ok: false, error: {name, message, code}} (for a stream, instead of done).
 // Task R = {type: 'task', id, contextId, state, artifacts: {name or artifactId: text}};
 // message R = {type: 'message', text}; event E = {kind, taskId, state, final, text}.
-// Every request may carry `target`: the URL (gRPC: host:port) to call instead of `--url`; one
+// Every request may carry `target`: the URL (gRPC: host:port) to call instead of `--url`,
+// optionally followed by `#tenant=NAME` (1.0: the card's interface names that tenant); one
 // client is kept per target. Exits when stdin closes.
 
 import readline from 'node:readline';
@@ -59,13 +60,16 @@ async function recordingFetch(input, init) {
 // One client per target URL (`--url`, or a request's `target`), built on first use.
 const clients = new Map();
 function clientFor(target) {
-  const url = target ?? URL_;
-  if (!clients.has(url)) clients.set(url, buildClient(url));
-  return clients.get(url);
+  const key = target ?? URL_;
+  if (!clients.has(key)) {
+    const [url, tenant] = key.split('#tenant=');
+    clients.set(key, buildClient(url, tenant));
+  }
+  return clients.get(key);
 }
 let v10; // the 1.0 SDK's root module (message builders), when SDK is 1.0
 
-async function buildClient(URL_) {
+async function buildClient(URL_, tenant) {
   if (SDK === '0.3') {
     const c = await import('a2a-js-03/client');
     let factory;
@@ -100,7 +104,8 @@ async function buildClient(URL_) {
     name: 'interop target',
     description: 'card built in-process by caller.mjs',
     version: '0',
-    supportedInterfaces: [{ url: URL_, protocolBinding, protocolVersion: '1.0' }],
+    // A tenant the card names is copied into every call by the SDK's client (1.0 §8.3.2).
+    supportedInterfaces: [{ url: URL_, protocolBinding, protocolVersion: '1.0', ...(tenant ? { tenant } : {}) }],
     capabilities: { streaming: true, pushNotifications: true },
     defaultInputModes: ['text/plain'],
     defaultOutputModes: ['text/plain'],
