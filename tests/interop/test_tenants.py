@@ -30,7 +30,8 @@ def door(agents, bridge_with, tmp_path_factory) -> str:
         for n, (tenant, revision) in enumerate(TENANTS.items())
     )
     config.write_text(
-        f'[upstream]\nurl = "{agents["1.0"].url.rstrip("/")}"\n[demo]\nenabled = false\n{routes}'
+        f'[upstream]\nurl = "{agents["1.0"].url.rstrip("/")}"\n[demo]\nenabled = false\n'
+        f'[push]\nallow_networks = ["127.0.0.0/8"]\n{routes}'
     )
     bridge = bridge_with('1.0', '--config', str(config))
     return f'{bridge.url}/agents'
@@ -125,3 +126,24 @@ def test_the_js_1_x_client_reaches_each_tenants_agent_and_lists_only_its_tasks(d
             await runner.close()
 
     asyncio.run(run())
+
+
+@pytest.mark.parametrize('tenant', list(TENANTS))
+def test_push_through_a_tenant_reaches_its_subscriber_and_is_scoped_to_that_tenant(door, tenant, webhook, logs):
+    """a2a-sdk 1.3.0's client registers a webhook through the tenant (its client copies the
+    tenant from the card) and gets every update of the task; the other tenant's route knows
+    neither the task nor its registration."""
+    from test_push import check_created, check_deliveries, push_run, until_completed
+
+    path = f'/tenant-{tenant}-{uuid.uuid4().hex[:6]}'
+    scenario = push_run('1.0', f'{door}/{tenant}', webhook, path, logs)
+    check_created(scenario, '1.0', path, webhook)
+    hits = webhook.wait(path, until_completed('1.0'))
+    check_deliveries(hits, '1.0', scenario['taskId'], via_bridge=True)
+    other = next(t for t in TENANTS if t != tenant)
+    with httpx.Client(timeout=15) as http:
+        answer = http.post(door, headers={'A2A-Version': '1.0'}, json={
+            'jsonrpc': '2.0', 'id': 'p-1', 'method': 'ListTaskPushNotificationConfigs',
+            'params': {'taskId': scenario['taskId'], 'tenant': other}}).json()
+    configs = (answer.get('result') or {}).get('configs', [])
+    assert answer.get('error', {}).get('code') == -32001 or configs == [], answer
