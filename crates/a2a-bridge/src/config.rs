@@ -237,12 +237,50 @@ fn bindings<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<Binding>, 
 }
 
 /// `[card]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct CardSection {
     /// The card served to callers that send no `A2A-Version`: `"dual"`, `"1.0"` or `"0.3"`.
     #[serde(deserialize_with = "card_view")]
     pub view: CardView,
+    /// What becomes of the agent's card signatures, which the bridge's rewrite of its URLs
+    /// invalidates: `drop` them, or `resign` every served card with `signing_key`.
+    pub signatures: Signatures,
+    /// The PEM private key (EC P-256 or RSA) the bridge signs served cards with.
+    pub signing_key: Option<PathBuf>,
+    /// The key's id, the signatures' `kid` and the JWK's.
+    pub signing_kid: String,
+}
+
+impl Default for CardSection {
+    fn default() -> Self {
+        Self {
+            view: CardView::default(),
+            signatures: Signatures::Drop,
+            signing_key: None,
+            signing_kid: "a2a-bridge".to_owned(),
+        }
+    }
+}
+
+/// `card.signatures`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Signatures {
+    /// Served cards carry no signature (the agent's cannot survive the rewrite).
+    #[default]
+    Drop,
+    /// Every served card is signed with the bridge's key, published as a JWK Set.
+    Resign,
+}
+
+/// How served cards are signed (`card.signatures = "resign"`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CardSigning {
+    /// The PEM private key.
+    pub key: PathBuf,
+    /// Its id.
+    pub kid: String,
 }
 
 fn card_view<'de, D: Deserializer<'de>>(deserializer: D) -> Result<CardView, D::Error> {
@@ -833,6 +871,7 @@ impl Config {
             }),
             store: self.store.clone(),
             push: self.push.settings(),
+            card_signing: self.card_signing().map_err(invalid)?,
         })
     }
 
@@ -923,6 +962,21 @@ impl Config {
             }
         }
         Ok(listeners)
+    }
+
+    /// How served cards are signed: `None` unless `card.signatures = "resign"`, which needs a
+    /// `card.signing_key`.
+    fn card_signing(&self) -> Result<Option<CardSigning>, String> {
+        match (self.card.signatures, &self.card.signing_key) {
+            (Signatures::Drop, _) => Ok(None),
+            (Signatures::Resign, Some(key)) => Ok(Some(CardSigning {
+                key: key.clone(),
+                kid: self.card.signing_kid.clone(),
+            })),
+            (Signatures::Resign, None) => Err(
+                "card.signatures = \"resign\" needs card.signing_key, a PEM private key".to_owned(),
+            ),
+        }
     }
 
     /// The route `[upstream]` describes, at `/`.
@@ -1254,6 +1308,8 @@ pub struct Resolved {
     pub store: StoreSection,
     /// How push notifications are delivered.
     pub push: PushSettings,
+    /// How served cards are signed, when they are.
+    pub card_signing: Option<CardSigning>,
 }
 
 impl Resolved {

@@ -11,5 +11,6 @@ pub mod config;
 pub mod demo;
 pub mod metrics;
 pub mod runtime;
+pub mod signing;
 pub mod translate;
 pub mod workers;

@@ -63,6 +63,9 @@ pub enum BuildError {
     /// The gRPC services (their embedded descriptors).
     #[error("grpc: {0}")]
     Grpc(String),
+    /// The card signing key (`card.signing_key`).
+    #[error("card.signing_key: {0}")]
+    Signing(String),
 }
 use bytes::Bytes;
 use futures_util::future::BoxFuture;
@@ -817,6 +820,7 @@ impl Wiring {
         let mut routes = BTreeMap::new();
         let mut table = Vec::new();
         let mut fresh = Vec::new();
+        let signing_key = signing_key(&resolved)?;
         for config in &resolved.routes {
             let before = previous.and_then(|p| p.routes.get(&config.name));
             let (upstream, grpc_channels) = match before {
@@ -879,6 +883,7 @@ impl Wiring {
                 .with_stream_counter(Arc::clone(&streams))
                 .with_store(Arc::clone(&store))
                 .with_pusher(Arc::clone(&pusher) as Arc<dyn bridge_app::push::Pusher>);
+            let bridge = signed(bridge, signing_key.as_ref(), config)?;
             table.push(Route {
                 name: config.name.clone(),
                 prefix: config.prefix.clone(),
@@ -907,6 +912,38 @@ impl Wiring {
             fresh,
         })
     }
+}
+
+/// The key served cards are signed with (`card.signatures = "resign"`), read once per
+/// generation.
+fn signing_key(resolved: &Resolved) -> Result<Option<Arc<crate::signing::KeyFile>>, BuildError> {
+    let Some(signing) = &resolved.card_signing else {
+        return Ok(None);
+    };
+    let failed = |e: String| BuildError::Signing(format!("{}: {e}", signing.key.display()));
+    let pem = std::fs::read(&signing.key).map_err(|e| failed(e.to_string()))?;
+    crate::signing::KeyFile::from_pem(&pem, &signing.kid)
+        .map(|key| Some(Arc::new(key)))
+        .map_err(failed)
+}
+
+/// `bridge` signing its cards with `key`, when there is one, publishing it at its route's
+/// JWK Set path.
+fn signed(
+    bridge: Bridge,
+    key: Option<&Arc<crate::signing::KeyFile>>,
+    config: &RouteConfig,
+) -> Result<Bridge, BuildError> {
+    let Some(key) = key else {
+        return Ok(bridge);
+    };
+    let jku = format!(
+        "{}{}",
+        config.settings.public_url.trim_end_matches('/'),
+        bridge_http::JWKS_PATH
+    );
+    let signer = crate::signing::Signer::new(Arc::clone(key), jku).map_err(BuildError::Signing)?;
+    Ok(bridge.with_card_signer(Arc::new(signer)))
 }
 
 /// A route's HTTP and gRPC ports.

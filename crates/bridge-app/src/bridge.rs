@@ -36,6 +36,8 @@ pub struct Bridge {
     /// `None` while the route has no layer: calls go to the core directly, with nothing to
     /// clone or box on the way.
     pub(crate) core: Option<CoreService>,
+    /// Signs every card the route serves, when the route re-signs cards.
+    pub(crate) card_signer: Option<Arc<dyn crate::card::CardSigner>>,
 }
 
 impl Bridge {
@@ -63,7 +65,21 @@ impl Bridge {
             pusher: Arc::new(crate::delivery::NoPusher),
             agents: Vec::new(),
             core: None,
+            card_signer: None,
         }
+    }
+
+    /// Signs every card the route serves with `signer` (`card.signatures = "resign"`).
+    #[must_use]
+    pub fn with_card_signer(mut self, signer: Arc<dyn crate::card::CardSigner>) -> Self {
+        self.card_signer = Some(signer);
+        self
+    }
+
+    /// The signer of the route's cards, when it re-signs them.
+    #[must_use]
+    pub fn card_signer(&self) -> Option<&Arc<dyn crate::card::CardSigner>> {
+        self.card_signer.as_ref()
     }
 
     /// Calls gRPC agents through `grpc`; the default refuses every gRPC call.

@@ -281,6 +281,21 @@ pub fn present(
     }
 }
 
+/// Signs the cards a route serves with the bridge's own key (A2A 1.0 §8.4: a JWS over the
+/// card's canonical form), and publishes the key: the agent's signatures cannot survive the
+/// rewrite of its URLs, so the bridge vouches for the card it serves instead.
+pub trait CardSigner: Send + Sync + std::fmt::Debug {
+    /// `card`, a served card document, with the bridge's signature as its only one.
+    ///
+    /// # Errors
+    ///
+    /// Why the document could not be signed.
+    fn sign(&self, card: &[u8]) -> Result<Bytes, String>;
+
+    /// The JWK Set (RFC 7517) of the signer's public keys, which the signature's `jku` names.
+    fn jwks(&self) -> Bytes;
+}
+
 /// A served card document and its validator.
 #[derive(Debug, Clone)]
 pub struct ServedCard {

@@ -19,7 +19,7 @@ mod rpc;
 
 pub use agent::{JsonRpcAgent, RestAgent};
 pub use caller::{JsonRpcCaller, RestCaller};
-pub use route::{HttpRoute, handle, refuse, refuse_at};
+pub use route::{HttpRoute, JWKS_PATH, handle, refuse, refuse_at};
 
 /// The agent forms of the HTTP bindings, one per binding.
 pub const AGENT_FORMS: [&dyn bridge_app::call::AgentForm; 2] = [&JsonRpcAgent, &RestAgent];

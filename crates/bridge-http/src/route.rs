@@ -33,6 +33,19 @@ pub async fn handle(bridge: Arc<Bridge>, request: InboundRequest) -> InboundResp
         return Box::pin(bridge_app::push::receive(&bridge, request, &secret)).await;
     }
     let below = crate::rest::below_prefix(path, &bridge.ports().settings.prefix).unwrap_or(path);
+    if below == JWKS_PATH
+        && let Some(signer) = bridge.card_signer()
+    {
+        if request.method == Method::GET || request.method == Method::HEAD {
+            let mut response = http::Response::new(signer.jwks());
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                http::HeaderValue::from_static("application/jwk-set+json"),
+            );
+            return InboundResponse::Full(response);
+        }
+        return not_allowed("GET, HEAD", "the JWK Set is read with GET");
+    }
     if below == "/.well-known/agent-card.json" || below == "/.well-known/agent.json" {
         if request.method == Method::GET || request.method == Method::HEAD {
             return Box::pin(serve_card(&bridge, &request)).await;
@@ -170,7 +183,7 @@ async fn serve_card(bridge: &Bridge, request: &InboundRequest) -> InboundRespons
         cached.revision,
         bridge.ports().settings.tenant.as_deref(),
     );
-    let served = match card::serve(presented.value, view, &bridge.ports().codecs) {
+    let mut served = match card::serve(presented.value, view, &bridge.ports().codecs) {
         Ok(served) => served,
         Err(why) => {
             return plain(
@@ -179,6 +192,20 @@ async fn serve_card(bridge: &Bridge, request: &InboundRequest) -> InboundRespons
             );
         }
     };
+    // Only the 1.0 view is signed: the SDK families read a dual card's 0.3 members differently
+    // before they canonicalise it (a2a-sdk 1.3.0 maps them into the 1.0 form, the JavaScript SDK
+    // drops them), so no one signature over it satisfies both; 0.3 defines no JWS scheme.
+    if view == CardView::V1_0
+        && let Some(signer) = bridge.card_signer()
+    {
+        // The ETag stays that of the unsigned card: the signer signs each card once.
+        // A card that cannot be signed goes out without a signature, never with one that does
+        // not match it.
+        match signer.sign(&served.body) {
+            Ok(signed) => served.body = signed,
+            Err(why) => tracing::error!(%why, "the card goes out unsigned: it could not be signed"),
+        }
+    }
     let mut losses = presented.losses;
     losses.extend(served.losses);
     if !losses.is_empty() {
@@ -211,6 +238,9 @@ async fn serve_card(bridge: &Bridge, request: &InboundRequest) -> InboundRespons
     };
     InboundResponse::Full(response.unwrap_or_else(|_| http::Response::new(Bytes::new())))
 }
+
+/// Where a route that signs its cards publishes its keys, below its prefix.
+pub const JWKS_PATH: &str = "/.well-known/jwks.json";
 
 /// A route's bridge as the HTTP server's [`Handler`].
 #[derive(Debug, Clone)]

@@ -1,0 +1,374 @@
+//! The bridge's own card signatures (`card.signatures = "resign"`): a JWS (RFC 7515) with a
+//! detached payload over each card the bridge serves, ES256 or RS256, and the JWK Set (RFC 7517)
+//! publishing the key.
+//!
+//! # What is signed
+//!
+//! A2A 1.0 §8.4 signs the card's canonical form, and both SDKs' verifiers compute it the same
+//! way, which is what a signature must match: the card document read as the 1.0 `AgentCard`
+//! message (members it does not define ignored, so the 0.3 members of a dual card are not
+//! covered), written back as `ProtoJSON` (camelCase, fields at their default left out),
+//! `signatures` removed, every `""`, `null`, `[]` and `{}` removed recursively, then RFC 8785
+//! canonical JSON. The signing input is `<protected>.<payload>`, both base64url without padding;
+//! the protected header is `{"alg", "typ": "JOSE", "kid", "jku"}` (the JavaScript SDK refuses a
+//! header without `alg`, `kid` and `typ`). An ES256 signature is the 64-byte `r || s`.
+//!
+//! # Why each card is signed once
+//!
+//! ES256 signatures are randomised: signing each request would give each its own body under the
+//! same `ETag`. The signer keeps the signed form of the last cards it signed, keyed by the
+//! unsigned document.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
+use bytes::Bytes;
+use prost_reflect::{DescriptorPool, DeserializeOptions, DynamicMessage, SerializeOptions};
+use ring::rand::SystemRandom;
+use ring::signature::{self, EcdsaKeyPair, KeyPair as _, RsaKeyPair};
+use rustls::pki_types::PrivateKeyDer;
+use rustls::pki_types::pem::PemObject as _;
+use serde_json::{Map, Value, json};
+
+/// How many signed cards are kept (each route serves a few views of one card).
+const KEPT: usize = 16;
+
+/// A signing key: ES256 (P-256) or RS256.
+enum Key {
+    Es256(EcdsaKeyPair),
+    Rs256(RsaKeyPair),
+}
+
+impl std::fmt::Debug for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.alg())
+    }
+}
+
+impl Key {
+    /// The key in `pem`: PKCS#8 (EC P-256 or RSA), SEC1 (EC P-256) or PKCS#1 (RSA).
+    fn from_pem(pem: &[u8]) -> Result<Self, String> {
+        let rng = SystemRandom::new();
+        let der =
+            PrivateKeyDer::from_pem_slice(pem).map_err(|e| format!("no PEM private key: {e}"))?;
+        let p256 = &signature::ECDSA_P256_SHA256_FIXED_SIGNING;
+        match der {
+            PrivateKeyDer::Pkcs8(key) => {
+                let der = key.secret_pkcs8_der();
+                EcdsaKeyPair::from_pkcs8(p256, der, &rng)
+                    .map(Self::Es256)
+                    .or_else(|_| RsaKeyPair::from_pkcs8(der).map(Self::Rs256))
+                    .map_err(|e| format!("a PKCS#8 key that is neither EC P-256 nor RSA: {e}"))
+            }
+            PrivateKeyDer::Sec1(key) => {
+                EcdsaKeyPair::from_pkcs8(p256, &sec1_p256_to_pkcs8(key.secret_sec1_der()), &rng)
+                    .map(Self::Es256)
+                    .map_err(|e| format!("an EC key that is not P-256: {e}"))
+            }
+            PrivateKeyDer::Pkcs1(key) => RsaKeyPair::from_der(key.secret_pkcs1_der())
+                .map(Self::Rs256)
+                .map_err(|e| format!("an unusable RSA key: {e}")),
+            _ => Err("an unsupported kind of private key".to_owned()),
+        }
+    }
+
+    const fn alg(&self) -> &'static str {
+        match self {
+            Self::Es256(_) => "ES256",
+            Self::Rs256(_) => "RS256",
+        }
+    }
+
+    fn sign(&self, input: &[u8]) -> Result<Vec<u8>, String> {
+        let rng = SystemRandom::new();
+        match self {
+            Self::Es256(key) => key
+                .sign(&rng, input)
+                .map(|s| s.as_ref().to_vec())
+                .map_err(|_| "ES256 signing failed".to_owned()),
+            Self::Rs256(key) => {
+                let mut out = vec![0; key.public().modulus_len()];
+                key.sign(&signature::RSA_PKCS1_SHA256, &rng, input, &mut out)
+                    .map_err(|_| "RS256 signing failed".to_owned())?;
+                Ok(out)
+            }
+        }
+    }
+
+    /// The public key as a JWK.
+    fn public_jwk(&self, kid: &str) -> Value {
+        match self {
+            Self::Es256(key) => {
+                // An uncompressed point: 0x04 || X || Y.
+                let point = key.public_key().as_ref();
+                json!({"kty": "EC", "crv": "P-256", "x": B64.encode(&point[1..33]),
+                    "y": B64.encode(&point[33..65]), "kid": kid, "use": "sig", "alg": "ES256"})
+            }
+            Self::Rs256(key) => {
+                let components: ring::rsa::PublicKeyComponents<Vec<u8>> = key.public().into();
+                json!({"kty": "RSA", "n": B64.encode(&components.n), "e": B64.encode(&components.e),
+                    "kid": kid, "use": "sig", "alg": "RS256"})
+            }
+        }
+    }
+}
+
+/// A SEC1 P-256 key (`openssl ecparam -genkey`) as PKCS#8, the form ring reads.
+fn sec1_p256_to_pkcs8(sec1: &[u8]) -> Vec<u8> {
+    fn der(tag: u8, body: &[u8]) -> Vec<u8> {
+        let mut out = vec![tag];
+        let length = body.len();
+        let bytes = length.to_be_bytes();
+        let significant = bytes.iter().skip_while(|b| **b == 0).count();
+        if length < 0x80 {
+            out.push(bytes[bytes.len() - 1]);
+        } else {
+            out.push(0x80 | u8::try_from(significant).unwrap_or(0));
+            out.extend_from_slice(&bytes[bytes.len() - significant..]);
+        }
+        out.extend_from_slice(body);
+        out
+    }
+    // AlgorithmIdentifier: id-ecPublicKey, prime256v1.
+    let algorithm = der(
+        0x30,
+        &[
+            0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08, 0x2a, 0x86, 0x48,
+            0xce, 0x3d, 0x03, 0x01, 0x07,
+        ],
+    );
+    let mut body = vec![0x02, 0x01, 0x00];
+    body.extend(algorithm);
+    body.extend(der(0x04, sec1));
+    der(0x30, &body)
+}
+
+/// The A2A 1.0 canonical form of a card document (see the module docs).
+///
+/// # Errors
+///
+/// Why the document is no card.
+pub fn canonical_card(pool: &DescriptorPool, card: &[u8]) -> Result<Vec<u8>, String> {
+    let descriptor = pool
+        .get_message_by_name("lf.a2a.v1.AgentCard")
+        .ok_or("the 1.0 descriptors hold no AgentCard")?;
+    let mut reader = serde_json::Deserializer::from_slice(card);
+    let message = DynamicMessage::deserialize_with_options(
+        descriptor,
+        &mut reader,
+        &DeserializeOptions::new().deny_unknown_fields(false),
+    )
+    .map_err(|e| format!("the card is no 1.0 AgentCard: {e}"))?;
+    let mut written = message
+        .serialize_with_options(serde_json::value::Serializer, &SerializeOptions::new())
+        .map_err(|e| e.to_string())?;
+    if let Some(object) = written.as_object_mut() {
+        object.remove("signatures");
+    }
+    let cleaned = clean_empty(written).unwrap_or_else(|| Value::Object(Map::new()));
+    serde_json_canonicalizer::to_vec(&cleaned).map_err(|e| e.to_string())
+}
+
+/// `value` without `""`, `null`, `[]` and `{}`, recursively (containers emptied first).
+fn clean_empty(value: Value) -> Option<Value> {
+    match value {
+        Value::Null => None,
+        Value::String(text) if text.is_empty() => None,
+        Value::Array(items) => {
+            let items: Vec<Value> = items.into_iter().filter_map(clean_empty).collect();
+            (!items.is_empty()).then_some(Value::Array(items))
+        }
+        Value::Object(members) => {
+            let members: Map<String, Value> = members
+                .into_iter()
+                .filter_map(|(name, value)| clean_empty(value).map(|value| (name, value)))
+                .collect();
+            (!members.is_empty()).then_some(Value::Object(members))
+        }
+        other => Some(other),
+    }
+}
+
+/// The signer of one route's cards.
+#[derive(Debug)]
+pub struct Signer {
+    key: std::sync::Arc<KeyFile>,
+    /// Where the route publishes the key (the signature's `jku`).
+    jku: String,
+    pool: DescriptorPool,
+    signed: Mutex<HashMap<Vec<u8>, Bytes>>,
+}
+
+/// A key as configured: the key and its id.
+#[derive(Debug)]
+pub struct KeyFile {
+    key: Key,
+    kid: String,
+}
+
+impl KeyFile {
+    /// The key in the PEM document `pem`, published under `kid`.
+    ///
+    /// # Errors
+    ///
+    /// Why `pem` holds no usable key.
+    pub fn from_pem(pem: &[u8], kid: &str) -> Result<Self, String> {
+        Ok(Self {
+            key: Key::from_pem(pem)?,
+            kid: kid.to_owned(),
+        })
+    }
+
+    /// The algorithm it signs with.
+    #[must_use]
+    pub const fn alg(&self) -> &'static str {
+        self.key.alg()
+    }
+}
+
+impl Signer {
+    /// A signer with `key`, whose JWK Set is published at `jku`.
+    ///
+    /// # Errors
+    ///
+    /// When the 1.0 descriptors cannot be read.
+    pub fn new(key: std::sync::Arc<KeyFile>, jku: String) -> Result<Self, String> {
+        let pool = DescriptorPool::decode(bridge_v10::grpc::DESCRIPTORS)
+            .map_err(|e| format!("the 1.0 descriptors: {e}"))?;
+        Ok(Self {
+            key,
+            jku,
+            pool,
+            signed: Mutex::new(HashMap::new()),
+        })
+    }
+
+    fn sign_now(&self, card: &[u8]) -> Result<Bytes, String> {
+        let payload = canonical_card(&self.pool, card)?;
+        let header = json!({"alg": self.key.key.alg(), "typ": "JOSE", "kid": self.key.kid,
+            "jku": self.jku});
+        let protected = B64.encode(serde_json::to_vec(&header).map_err(|e| e.to_string())?);
+        let input = format!("{protected}.{}", B64.encode(&payload));
+        let signature = B64.encode(self.key.key.sign(input.as_bytes())?);
+        let mut document: Map<String, Value> =
+            serde_json::from_slice(card).map_err(|e| format!("the card is no object: {e}"))?;
+        document.insert(
+            "signatures".to_owned(),
+            json!([{"protected": protected, "signature": signature}]),
+        );
+        serde_json::to_vec(&document)
+            .map(Bytes::from)
+            .map_err(|e| e.to_string())
+    }
+}
+
+impl bridge_app::card::CardSigner for Signer {
+    fn sign(&self, card: &[u8]) -> Result<Bytes, String> {
+        if let Ok(signed) = self.signed.lock()
+            && let Some(done) = signed.get(card)
+        {
+            return Ok(done.clone());
+        }
+        let done = self.sign_now(card)?;
+        if let Ok(mut signed) = self.signed.lock() {
+            if signed.len() >= KEPT {
+                signed.clear();
+            }
+            signed.insert(card.to_vec(), done.clone());
+        }
+        Ok(done)
+    }
+
+    fn jwks(&self) -> Bytes {
+        let set = json!({"keys": [self.key.key.public_jwk(&self.key.kid)]});
+        Bytes::from(set.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![expect(clippy::unwrap_used, reason = "tests unwrap what they just built")]
+
+    use bridge_app::card::CardSigner as _;
+    use ring::signature::UnparsedPublicKey;
+
+    use super::*;
+
+    /// A P-256 key made for this test, SEC1 (`openssl ecparam -name prime256v1 -genkey -noout`).
+    const EC_SEC1: &str = "-----BEGIN EC PRIVATE KEY-----
+MHcCAQEEIBkRlvLKwYqAL7Jloh6nmKlObWgQHcaKAkcUUaKHUPpCoAoGCCqGSM49
+AwEHoUQDQgAER1mHz1GN9UE4pJ4NF9iLKFepJlyk3jqavNqglUkZxmeTUQmFM+m6
+zSdUzmM1Z2HUlcKuJsWbz4HOfR8mgKrVvg==
+-----END EC PRIVATE KEY-----
+";
+
+    fn verify(card: &[u8], jwks: &Value, pool: &DescriptorPool) -> bool {
+        let document: Value = serde_json::from_slice(card).unwrap();
+        let payload = B64.encode(canonical_card(pool, card).unwrap());
+        let entry = &document["signatures"][0];
+        let protected = entry["protected"].as_str().unwrap();
+        let header: Value = serde_json::from_slice(&B64.decode(protected).unwrap()).unwrap();
+        let key = &jwks["keys"][0];
+        assert_eq!(header["kid"], key["kid"]);
+        let mut point = vec![0x04];
+        point.extend(B64.decode(key["x"].as_str().unwrap()).unwrap());
+        point.extend(B64.decode(key["y"].as_str().unwrap()).unwrap());
+        let signature = B64.decode(entry["signature"].as_str().unwrap()).unwrap();
+        UnparsedPublicKey::new(&signature::ECDSA_P256_SHA256_FIXED, point)
+            .verify(format!("{protected}.{payload}").as_bytes(), &signature)
+            .is_ok()
+    }
+
+    #[test]
+    fn a_signed_card_verifies_with_the_published_key_and_a_changed_one_does_not() {
+        let key = std::sync::Arc::new(KeyFile::from_pem(EC_SEC1.as_bytes(), "k-1").unwrap());
+        let signer = Signer::new(key, "https://b/.well-known/jwks.json".to_owned()).unwrap();
+        let card = br#"{"name":"A","description":"","url":"https://b","supportedInterfaces":[{"url":"https://b","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],"capabilities":{"streaming":true},"skills":[],"signatures":[{"protected":"x","signature":"y"}]}"#;
+        let document_signed = signer.sign(card).unwrap();
+        assert_eq!(
+            signer.sign(card).unwrap(),
+            document_signed,
+            "signed once, then kept"
+        );
+        let jwks: Value = serde_json::from_slice(&signer.jwks()).unwrap();
+        assert!(verify(&document_signed, &jwks, &signer.pool));
+        let document: Value = serde_json::from_slice(&document_signed).unwrap();
+        assert_eq!(document["signatures"].as_array().unwrap().len(), 1);
+        let header: Value = serde_json::from_slice(
+            &B64.decode(document["signatures"][0]["protected"].as_str().unwrap())
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            header,
+            json!({"alg": "ES256", "typ": "JOSE", "kid": "k-1", "jku": "https://b/.well-known/jwks.json"})
+        );
+        let tampered = String::from_utf8(document_signed.to_vec())
+            .unwrap()
+            .replace("\"name\":\"A\"", "\"name\":\"B\"");
+        assert!(!verify(tampered.as_bytes(), &jwks, &signer.pool));
+    }
+
+    #[test]
+    fn the_canonical_form_is_the_1_0_projection_without_empty_values_in_rfc_8785_order() {
+        let pool = DescriptorPool::decode(bridge_v10::grpc::DESCRIPTORS).unwrap();
+        // The spec's example (§8.4.1), as the SDKs canonicalise it: the 0.3 `url` and the empty
+        // description and skills are not covered.
+        let card = br#"{"protocolVersion":"0.3.0","name":"Example Agent","description":"","capabilities":{"streaming":false,"pushNotifications":false},"skills":[],"url":"https://x","signatures":[]}"#;
+        assert_eq!(
+            String::from_utf8(canonical_card(&pool, card).unwrap()).unwrap(),
+            r#"{"capabilities":{"pushNotifications":false,"streaming":false},"name":"Example Agent"}"#
+        );
+    }
+
+    #[test]
+    fn keys_are_read_from_pkcs8_sec1_and_pkcs1_and_garbage_is_refused() {
+        assert_eq!(
+            KeyFile::from_pem(EC_SEC1.as_bytes(), "k").unwrap().alg(),
+            "ES256"
+        );
+        assert!(KeyFile::from_pem(b"not a key", "k").is_err());
+    }
+}
