@@ -13,6 +13,16 @@
 //! the protected header is `{"alg", "typ": "JOSE", "kid", "jku"}` (the JavaScript SDK refuses a
 //! header without `alg`, `kid` and `typ`). An ES256 signature is the 64-byte `r || s`.
 //!
+//! # Why ring and no JOSE crate
+//!
+//! The JWS here is two base64url strings joined by a dot, signed with one algorithm; the crypto
+//! is ring, the provider rustls already builds. The maintained JOSE crate for Rust,
+//! jsonwebtoken, signs only through aws-lc-rs (a C build) or its RustCrypto backend (which pulls
+//! the `rsa` crate and its timing advisory, RUSTSEC-2023-0071) since it dropped ring. What a
+//! JOSE library would check is checked against two: the SDKs' verifiers, PyJWT under a2a-sdk
+//! 1.3.0 and jose under the JavaScript SDK, accept these signatures and refuse a changed card
+//! (`tests/interop/test_signing.py`).
+//!
 //! # Why each card is signed once
 //!
 //! ES256 signatures are randomised: signing each request would give each its own body under the
