@@ -122,3 +122,26 @@ def test_without_resign_the_card_carries_no_signature_and_no_key_is_published(br
         card = http.get(f'{bridges["1.0"].url}/.well-known/agent-card.json', headers={'A2A-Version': '1.0'}).json()
         assert 'signatures' not in card, card
         assert http.get(f'{bridges["1.0"].url}/.well-known/jwks.json').status_code == 404
+
+
+def test_the_extended_card_a_1_0_caller_gets_is_signed_too(signing_bridge):
+    from jwt import PyJWKSet
+
+    from a2a.client.card_resolver import parse_agent_card
+    from a2a.utils.signing import create_signature_verifier
+
+    _, bridge = signing_bridge
+    jwks, _ = served(bridge)
+    keys = PyJWKSet.from_dict(jwks)
+    verify = create_signature_verifier(lambda kid, jku: next(k for k in keys.keys if k.key_id == kid),
+                                       algorithms=['ES256', 'RS256'])
+    with httpx.Client(timeout=15) as http:
+        answer = http.post(bridge.url, headers={'A2A-Version': '1.0'}, json={
+            'jsonrpc': '2.0', 'id': 'x', 'method': 'GetExtendedAgentCard', 'params': {}}).json()
+        card = answer['result']
+        assert len(card['signatures']) == 1, answer
+        verify(parse_agent_card(card))
+        # A 0.3 caller's extended card carries no signature: 0.3 defines no scheme for it.
+        old = http.post(bridge.url, json={
+            'jsonrpc': '2.0', 'id': 'y', 'method': 'agent/getAuthenticatedExtendedCard'}).json()
+        assert 'signatures' not in old['result'], old

@@ -17,9 +17,9 @@
 //!
 //! The JWS here is two base64url strings joined by a dot, signed with one algorithm; the crypto
 //! is ring, the provider rustls already builds. The maintained JOSE crate for Rust,
-//! jsonwebtoken, signs only through aws-lc-rs (a C build) or its RustCrypto backend (which pulls
+//! jsonwebtoken, signs only through aws-lc-rs (a C build) or its `RustCrypto` backend (which pulls
 //! the `rsa` crate and its timing advisory, RUSTSEC-2023-0071) since it dropped ring. What a
-//! JOSE library would check is checked against two: the SDKs' verifiers, PyJWT under a2a-sdk
+//! JOSE library would check is checked against two: the SDKs' verifiers, `PyJWT` under a2a-sdk
 //! 1.3.0 and jose under the JavaScript SDK, accept these signatures and refuse a changed card
 //! (`tests/interop/test_signing.py`).
 //!
@@ -34,6 +34,7 @@ use std::sync::Mutex;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
+use bridge_ir::AgentCardSignature;
 use bytes::Bytes;
 use prost_reflect::{DescriptorPool, DeserializeOptions, DynamicMessage, SerializeOptions};
 use ring::rand::SystemRandom;
@@ -208,7 +209,7 @@ pub struct Signer {
     /// Where the route publishes the key (the signature's `jku`).
     jku: String,
     pool: DescriptorPool,
-    signed: Mutex<HashMap<Vec<u8>, Bytes>>,
+    signed: Mutex<HashMap<Vec<u8>, AgentCardSignature>>,
 }
 
 /// A key as configured: the key and its id.
@@ -255,27 +256,23 @@ impl Signer {
         })
     }
 
-    fn sign_now(&self, card: &[u8]) -> Result<Bytes, String> {
+    fn sign_now(&self, card: &[u8]) -> Result<AgentCardSignature, String> {
         let payload = canonical_card(&self.pool, card)?;
         let header = json!({"alg": self.key.key.alg(), "typ": "JOSE", "kid": self.key.kid,
             "jku": self.jku});
         let protected = B64.encode(serde_json::to_vec(&header).map_err(|e| e.to_string())?);
         let input = format!("{protected}.{}", B64.encode(&payload));
         let signature = B64.encode(self.key.key.sign(input.as_bytes())?);
-        let mut document: Map<String, Value> =
-            serde_json::from_slice(card).map_err(|e| format!("the card is no object: {e}"))?;
-        document.insert(
-            "signatures".to_owned(),
-            json!([{"protected": protected, "signature": signature}]),
-        );
-        serde_json::to_vec(&document)
-            .map(Bytes::from)
-            .map_err(|e| e.to_string())
+        Ok(AgentCardSignature {
+            protected,
+            signature,
+            header: None,
+        })
     }
 }
 
 impl bridge_app::card::CardSigner for Signer {
-    fn sign(&self, card: &[u8]) -> Result<Bytes, String> {
+    fn signature(&self, card: &[u8]) -> Result<AgentCardSignature, String> {
         if let Ok(signed) = self.signed.lock()
             && let Some(done) = signed.get(card)
         {

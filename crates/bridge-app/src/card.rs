@@ -285,15 +285,49 @@ pub fn present(
 /// card's canonical form), and publishes the key: the agent's signatures cannot survive the
 /// rewrite of its URLs, so the bridge vouches for the card it serves instead.
 pub trait CardSigner: Send + Sync + std::fmt::Debug {
-    /// `card`, a served card document, with the bridge's signature as its only one.
+    /// The bridge's signature of `card`, a 1.0 card document.
     ///
     /// # Errors
     ///
     /// Why the document could not be signed.
-    fn sign(&self, card: &[u8]) -> Result<Bytes, String>;
+    fn signature(&self, card: &[u8]) -> Result<bridge_ir::AgentCardSignature, String>;
 
     /// The JWK Set (RFC 7517) of the signer's public keys, which the signature's `jku` names.
     fn jwks(&self) -> Bytes;
+
+    /// `card`, a 1.0 card document, with the bridge's signature as its only one.
+    ///
+    /// # Errors
+    ///
+    /// Why the document could not be signed.
+    fn sign(&self, card: &[u8]) -> Result<Bytes, String> {
+        let signature = self.signature(card)?;
+        let mut document: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_slice(card).map_err(|e| format!("the card is no object: {e}"))?;
+        document.insert(
+            "signatures".to_owned(),
+            serde_json::json!([{"protected": signature.protected, "signature": signature.signature}]),
+        );
+        serde_json::to_vec(&document)
+            .map(Bytes::from)
+            .map_err(|e| e.to_string())
+    }
+
+    /// `card` (the IR of a card a 1.0 caller is answered with, such as the extended card)
+    /// signed as its 1.0 form, written by `codecs`, reads.
+    ///
+    /// # Errors
+    ///
+    /// Why the card could not be signed.
+    fn sign_card(&self, card: &mut AgentCard, codecs: &Codecs) -> Result<(), String> {
+        card.signatures = None;
+        let document = codecs
+            .v1_0
+            .encode_card(card.clone())
+            .map_err(|e| e.to_string())?;
+        card.signatures = Some(vec![self.signature(&document.value)?]);
+        Ok(())
+    }
 }
 
 /// A served card document and its validator.

@@ -256,8 +256,7 @@ pub(crate) async fn dispatch(
                 }
                 other => other,
             };
-            let outcome =
-                outcome.map(|reply| shape_reply(reply, strip_history, bridge, context.upstream));
+            let outcome = outcome.map(|reply| shape_reply(reply, strip_history, bridge, &context));
             respond(&bridge.ports, &context, outcome, &headers)
         }
     }
@@ -331,8 +330,9 @@ pub(crate) fn shape_reply(
     reply: Reply,
     strip_history: bool,
     bridge: &Bridge,
-    upstream: Revision,
+    context: &Context,
 ) -> Reply {
+    let upstream = context.upstream;
     match reply {
         Reply::Task(mut task) if strip_history => {
             task.history = None;
@@ -354,7 +354,17 @@ pub(crate) fn shape_reply(
                 upstream,
                 bridge.ports.settings.tenant.as_deref(),
             );
-            Reply::Card(Box::new(presented.value))
+            let mut card = presented.value;
+            // A 1.0 caller's extended card is signed as its public card is; 0.3 defines no
+            // signature scheme.
+            if context.caller == Revision::V1_0
+                && let Some(signer) = bridge.card_signer()
+                && let Err(why) = signer.sign_card(&mut card, &bridge.ports.codecs)
+            {
+                card.signatures = None;
+                tracing::error!(%why, "the extended card goes out unsigned: it could not be signed");
+            }
+            Reply::Card(Box::new(card))
         }
         other => other,
     }
