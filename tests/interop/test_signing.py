@@ -145,3 +145,179 @@ def test_the_extended_card_a_1_0_caller_gets_is_signed_too(signing_bridge):
         old = http.post(bridge.url, json={
             'jsonrpc': '2.0', 'id': 'y', 'method': 'agent/getAuthenticatedExtendedCard'}).json()
         assert 'signatures' not in old['result'], old
+
+
+# --- verify: the agent's card is used only when a signature of it verifies ----------------------
+
+
+class CardHost:
+    """Serves an agent's card signed in the test (by a2a-sdk 1.3.0's own signer) and the JWK
+    Set its `jku` names, both replaceable while it runs."""
+
+    def __init__(self) -> None:
+        import http.server
+        import threading
+
+        host = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 - the stdlib's name
+                body = {'/card.json': host.card, '/jwks.json': host.jwks}.get(self.path)
+                if body is None:
+                    self.send_response(404)
+                    self.end_headers()
+                    return
+                data = json.dumps(body).encode()
+                self.send_response(200)
+                self.send_header('Content-Type', 'application/json')
+                self.send_header('Content-Length', str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler)
+        self.url = f'http://127.0.0.1:{self.server.server_address[1]}'
+        self.card: dict = {}
+        self.jwks: dict = {}
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def publish(self, card: dict, kind: str, kid: str) -> dict:
+        """Signs `card` with a new key of `kind` named `kid` (its `jku` this host's JWK Set),
+        serves it, and publishes the key; the JWK Set document."""
+        from a2a.client.card_resolver import parse_agent_card
+        from a2a.utils.signing import create_agent_card_signer
+        from cryptography.hazmat.primitives import serialization
+        from google.protobuf.json_format import MessageToDict
+
+        pem = pem_key(kind)
+        private = serialization.load_pem_private_key(pem, None)
+        sign = create_agent_card_signer(
+            signing_key=pem, protected_header={'alg': kind, 'kid': kid, 'typ': 'JOSE', 'jku': f'{self.url}/jwks.json'})
+        self.card = MessageToDict(sign(parse_agent_card(json.loads(json.dumps(card)))))
+        public = private.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        from jwt.algorithms import get_default_algorithms
+
+        algorithm = get_default_algorithms()[kind]
+        jwk = json.loads(algorithm.to_jwk(algorithm.prepare_key(public)))
+        jwk.update({'kid': kid, 'alg': kind, 'use': 'sig'})
+        self.jwks = {'keys': [jwk]}
+        return self.jwks
+
+    def close(self) -> None:
+        self.server.shutdown()
+
+
+def start_verifying_bridge(agent, host: CardHost, logs, name: str, card: str) -> tuple:
+    """A bridge in front of `agent` reading its card from `host`, with `card` as its `[card]`
+    table; its process, its URL and its admin URL, once the admin listener answers."""
+    import time
+
+    from conftest import bridge_binary, free_port, spawn
+
+    port, admin = free_port(), free_port()
+    config = logs / f'{name}.toml'
+    config.write_text(
+        f'listen = "127.0.0.1:{port}"\nadmin = "127.0.0.1:{admin}"\n'
+        f'[upstream]\nurl = "{agent.url.rstrip("/")}"\ncard_url = "{host.url}/card.json"\ncard_refresh = "1s"\n'
+        f'[demo]\nenabled = false\n[card]\nsignatures = "verify"\n{card}'
+    )
+    process, _, _ = spawn(name, [str(bridge_binary()), '--config', str(config)], logs)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(f'http://127.0.0.1:{admin}/healthz', timeout=1)
+            return process, f'http://127.0.0.1:{port}', f'http://127.0.0.1:{admin}'
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    process.kill()
+    raise AssertionError(f'{name} did not start')
+
+
+def ready(admin: str, expect: bool, timeout: float = 15.0) -> str:
+    """Waits until `/readyz` says ready (or not, per `expect`); its last body."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    body = ''
+    while time.monotonic() < deadline:
+        answer = httpx.get(f'{admin}/readyz', timeout=2)
+        body = answer.text
+        if (answer.status_code == 200) == expect:
+            return body
+        time.sleep(0.2)
+    raise AssertionError(f'readyz never {"ready" if expect else "unready"}: {body}')
+
+
+@pytest.fixture(scope='module')
+def agent_card(agents) -> dict:
+    return httpx.get(f'{agents["1.0"].url.rstrip("/")}/.well-known/agent-card.json', timeout=15).json()
+
+
+@pytest.mark.parametrize('kind', ['ES256', 'RS256'])
+def test_an_agent_card_signed_with_a_trusted_key_is_used_and_a_tampered_one_is_not(
+        agents, agent_card, logs, tmp_path, kind):
+    from conftest import stop
+
+    host = CardHost()
+    jwks = host.publish(agent_card, kind, 'agent-key-1')
+    trusted = tmp_path / 'trusted.json'
+    trusted.write_text(json.dumps(jwks))
+    process, url, admin = start_verifying_bridge(
+        agents['1.0'], host, logs, f'verify-trusted-{kind}', f'trusted_keys = "{trusted}"\n')
+    try:
+        ready(admin, True)
+        answer = httpx.post(url, headers={'A2A-Version': '1.0'}, timeout=15, json={
+            'jsonrpc': '2.0', 'id': 1, 'method': 'GetTask', 'params': {'id': 'no-such-task'}}).json()
+        assert answer['error']['code'] == -32001, answer  # the agent answered: the card was used
+        # The agent's card changes after it was signed: the bridge stops trusting it, and says why.
+        host.card = {**host.card, 'description': 'changed after signing'}
+        process.kill()
+        process.wait()
+        process, url, admin = start_verifying_bridge(
+            agents['1.0'], host, logs, f'verify-tampered-{kind}', f'trusted_keys = "{trusted}"\n')
+        why = ready(admin, False)
+        assert 'does not match the card' in why, why
+        metrics = httpx.get(f'{admin}/metrics', timeout=5).text
+        assert 'outcome="unverified"' in metrics, metrics[-2000:]
+        card = httpx.get(f'{url}/.well-known/agent-card.json', timeout=5)
+        assert card.status_code == 503, card.text
+    finally:
+        stop(process)
+        host.close()
+
+
+def test_a_jku_key_is_followed_through_rotation_and_a_jku_outside_the_allowed_prefixes_is_refused(
+        agents, agent_card, logs):
+    from conftest import stop
+
+    host = CardHost()
+    host.publish(agent_card, 'ES256', 'agent-key-1')
+    process, url, admin = start_verifying_bridge(
+        agents['1.0'], host, logs, 'verify-jku', f'jku_allow = ["{host.url}/"]\n')
+    outside = None
+    try:
+        ready(admin, True)
+        # The agent rotates its key: a new one signs the card, the JWK Set at jku holds it.
+        host.publish({**agent_card, 'description': 'signed with the rotated key'}, 'RS256', 'agent-key-2')
+        import time
+
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            served = httpx.get(f'{url}/.well-known/agent-card.json', headers={'A2A-Version': '1.0'}, timeout=5).json()
+            if served.get('description') == 'signed with the rotated key':
+                break
+            time.sleep(0.3)
+        assert served.get('description') == 'signed with the rotated key', served
+        ready(admin, True)
+        outside, _, outside_admin = start_verifying_bridge(
+            agents['1.0'], host, logs, 'verify-jku-outside', 'jku_allow = ["https://keys.example/"]\n')
+        why = ready(outside_admin, False)
+        assert 'not under an allowed prefix' in why, why
+    finally:
+        stop(process)
+        if outside is not None:
+            stop(outside)
+        host.close()

@@ -66,6 +66,9 @@ impl Admin {
                         waiting.join(", ")
                     ));
                 }
+                for (route, problem) in self.gateway.card_problems() {
+                    why.push(format!("route {route}: {problem}"));
+                }
                 if !stores_down.is_empty() {
                     why.push(format!(
                         "the store does not answer for route(s) {}",

@@ -250,6 +250,10 @@ pub struct CardSection {
     pub signing_key: Option<PathBuf>,
     /// The key's id, the signatures' `kid` and the JWK's.
     pub signing_kid: String,
+    /// `verify`: a JWK Set file of the keys the agents' card signatures are checked against.
+    pub trusted_keys: Option<PathBuf>,
+    /// `verify`: URL prefixes a signature's `jku` may lie under for its JWK Set to be fetched.
+    pub jku_allow: Vec<String>,
 }
 
 impl Default for CardSection {
@@ -259,6 +263,8 @@ impl Default for CardSection {
             signatures: Signatures::Drop,
             signing_key: None,
             signing_kid: "a2a-bridge".to_owned(),
+            trusted_keys: None,
+            jku_allow: Vec::new(),
         }
     }
 }
@@ -272,6 +278,18 @@ pub enum Signatures {
     Drop,
     /// Every served card is signed with the bridge's key, published as a JWK Set.
     Resign,
+    /// The agent's card is used only when one of its signatures verifies with a trusted key;
+    /// served cards carry none.
+    Verify,
+}
+
+/// How agents' cards are checked (`card.signatures = "verify"`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CardVerifying {
+    /// A JWK Set file of trusted keys.
+    pub trusted_keys: Option<PathBuf>,
+    /// URL prefixes a `jku` may lie under.
+    pub jku_allow: Vec<String>,
 }
 
 /// How served cards are signed (`card.signatures = "resign"`).
@@ -872,6 +890,7 @@ impl Config {
             store: self.store.clone(),
             push: self.push.settings(),
             card_signing: self.card_signing().map_err(invalid)?,
+            card_verifying: self.card_verifying().map_err(invalid)?,
         })
     }
 
@@ -968,7 +987,7 @@ impl Config {
     /// `card.signing_key`.
     fn card_signing(&self) -> Result<Option<CardSigning>, String> {
         match (self.card.signatures, &self.card.signing_key) {
-            (Signatures::Drop, _) => Ok(None),
+            (Signatures::Drop | Signatures::Verify, _) => Ok(None),
             (Signatures::Resign, Some(key)) => Ok(Some(CardSigning {
                 key: key.clone(),
                 kid: self.card.signing_kid.clone(),
@@ -977,6 +996,21 @@ impl Config {
                 "card.signatures = \"resign\" needs card.signing_key, a PEM private key".to_owned(),
             ),
         }
+    }
+
+    /// How agents' cards are checked: `None` unless `card.signatures = "verify"`, which needs
+    /// trusted keys or an allowed `jku` prefix.
+    fn card_verifying(&self) -> Result<Option<CardVerifying>, String> {
+        if self.card.signatures != Signatures::Verify {
+            return Ok(None);
+        }
+        if self.card.trusted_keys.is_none() && self.card.jku_allow.is_empty() {
+            return Err("card.signatures = \"verify\" needs card.trusted_keys (a JWK Set file) or card.jku_allow".to_owned());
+        }
+        Ok(Some(CardVerifying {
+            trusted_keys: self.card.trusted_keys.clone(),
+            jku_allow: self.card.jku_allow.clone(),
+        }))
     }
 
     /// The route `[upstream]` describes, at `/`.
@@ -1310,6 +1344,8 @@ pub struct Resolved {
     pub push: PushSettings,
     /// How served cards are signed, when they are.
     pub card_signing: Option<CardSigning>,
+    /// How agents' cards are checked, when they are.
+    pub card_verifying: Option<CardVerifying>,
 }
 
 impl Resolved {

@@ -14,7 +14,7 @@
 //! | `a2a_bridge_upstream_duration_seconds` | route, method, status | time to the upstream's response head; `status` is the HTTP status or `error` |
 //! | `a2a_bridge_translation_losses_total` | route, kind | what a translation could not carry, by `LossKind` label |
 //! | `a2a_bridge_open_streams` | route | streams open now |
-//! | `a2a_bridge_card_refreshes_total` | route, outcome | card fetches, `ok` or `error` |
+//! | `a2a_bridge_card_refreshes_total` | route, outcome | card fetches, `ok` or `error`; `unverified` counts the errors that were cards read but not used, their signatures not verifying (`card.signatures = "verify"`) |
 //! | `a2a_bridge_route_ready` | route | 1 once the route's card was read |
 //! | `a2a_bridge_store_up` | route | 1 while the route's store answers (probed at each `/readyz` and scrape) |
 //! | `a2a_bridge_push_received_total` | route, outcome | deliveries from the agent to the bridge's webhooks: `queued`, `unknown_secret` (404), `bad_token` (401), `bad_body` (400), `unavailable` (503) |
@@ -414,6 +414,16 @@ impl Observer for RouteObserver {
                 status: status.map_or_else(|| "error".to_owned(), |s| s.to_string()),
             })
             .observe(elapsed.as_secs_f64());
+    }
+
+    fn card_rejected(&self, _why: &str) {
+        self.metrics
+            .card_refreshes
+            .get_or_create(&OutcomeLabels {
+                route: self.route.clone(),
+                outcome: "unverified".to_owned(),
+            })
+            .inc();
     }
 
     fn card_refresh(&self, ok: bool) {

@@ -64,7 +64,7 @@ pub enum BuildError {
     #[error("grpc: {0}")]
     Grpc(String),
     /// The card signing key (`card.signing_key`).
-    #[error("card.signing_key: {0}")]
+    #[error("card signatures: {0}")]
     Signing(String),
 }
 use bytes::Bytes;
@@ -409,6 +409,21 @@ impl Gateway {
         }
         waiting.sort();
         waiting
+    }
+
+    /// Why each route whose agent card is not in use lacks it, when its last read failed
+    /// (a card whose signatures do not verify, say).
+    #[must_use]
+    pub fn card_problems(&self) -> Vec<(String, String)> {
+        let table = self.current();
+        let mut problems: Vec<(String, String)> = table
+            .routes()
+            .iter()
+            .filter(|route| !route.bridge.card_loaded())
+            .filter_map(|route| Some((route.name.clone(), route.bridge.card_problem()?)))
+            .collect();
+        problems.sort();
+        problems
     }
 }
 
@@ -821,6 +836,7 @@ impl Wiring {
         let mut table = Vec::new();
         let mut fresh = Vec::new();
         let signing_key = signing_key(&resolved)?;
+        let trusted_keys = trusted_keys(&resolved)?;
         for config in &resolved.routes {
             let before = previous.and_then(|p| p.routes.get(&config.name));
             let (upstream, grpc_channels) = match before {
@@ -884,6 +900,7 @@ impl Wiring {
                 .with_store(Arc::clone(&store))
                 .with_pusher(Arc::clone(&pusher) as Arc<dyn bridge_app::push::Pusher>);
             let bridge = signed(bridge, signing_key.as_ref(), config)?;
+            let bridge = verifying(bridge, &resolved, trusted_keys.as_deref(), &upstream)?;
             table.push(Route {
                 name: config.name.clone(),
                 prefix: config.prefix.clone(),
@@ -925,6 +942,39 @@ fn signing_key(resolved: &Resolved) -> Result<Option<Arc<crate::signing::KeyFile
     crate::signing::KeyFile::from_pem(&pem, &signing.kid)
         .map(|key| Some(Arc::new(key)))
         .map_err(failed)
+}
+
+/// The trusted JWK Set `card.signatures = "verify"` reads, once per generation.
+fn trusted_keys(resolved: &Resolved) -> Result<Option<Vec<u8>>, BuildError> {
+    let Some(path) = resolved
+        .card_verifying
+        .as_ref()
+        .and_then(|v| v.trusted_keys.as_ref())
+    else {
+        return Ok(None);
+    };
+    std::fs::read(path)
+        .map(Some)
+        .map_err(|e| BuildError::Signing(format!("card.trusted_keys {}: {e}", path.display())))
+}
+
+/// `bridge` checking its agent's card signatures, when the configuration says so.
+fn verifying(
+    bridge: Bridge,
+    resolved: &Resolved,
+    trusted: Option<&[u8]>,
+    upstream: &Arc<HyperUpstream>,
+) -> Result<Bridge, BuildError> {
+    let Some(verifying) = &resolved.card_verifying else {
+        return Ok(bridge);
+    };
+    let verifier = crate::signing::Verifier::new(
+        trusted,
+        verifying.jku_allow.clone(),
+        Arc::clone(upstream) as Arc<dyn Upstream>,
+    )
+    .map_err(BuildError::Signing)?;
+    Ok(bridge.with_card_verifier(Arc::new(verifier)))
 }
 
 /// `bridge` signing its cards with `key`, when there is one, publishing it at its route's

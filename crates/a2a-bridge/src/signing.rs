@@ -294,6 +294,212 @@ impl bridge_app::card::CardSigner for Signer {
     }
 }
 
+/// The largest JWK Set fetched from a `jku`.
+const JWKS_LIMIT: usize = 64 * 1024;
+
+/// Checks an agent card's signatures (`card.signatures = "verify"`): at least one must verify,
+/// over the card's canonical form, with a trusted key: one of the configured JWK Set, or one of
+/// the JWK Set a signature's `jku` names when that URL lies under an allowed prefix (fetched
+/// through the route's agent client, and fetched again when a `kid` is not in it, so a rotated
+/// key is found). `alg` must be ES256 or RS256, and a header with `crit` is refused (RFC 7515
+/// §4.1.11: no extension is understood here).
+#[derive(Debug)]
+pub struct Verifier {
+    trusted: Vec<Value>,
+    jku_allow: Vec<String>,
+    upstream: std::sync::Arc<dyn bridge_app::upstream::Upstream>,
+    fetched: Mutex<HashMap<String, Vec<Value>>>,
+    pool: DescriptorPool,
+}
+
+impl Verifier {
+    /// A verifier trusting the keys of `trusted` (a JWK Set document, if any) and the JWK Sets
+    /// at `jku` URLs under a prefix of `jku_allow`, fetched through `upstream`.
+    ///
+    /// # Errors
+    ///
+    /// When `trusted` is no JWK Set or the 1.0 descriptors cannot be read.
+    pub fn new(
+        trusted: Option<&[u8]>,
+        jku_allow: Vec<String>,
+        upstream: std::sync::Arc<dyn bridge_app::upstream::Upstream>,
+    ) -> Result<Self, String> {
+        let trusted = match trusted {
+            Some(document) => keys_of(document)?,
+            None => Vec::new(),
+        };
+        let pool = DescriptorPool::decode(bridge_v10::grpc::DESCRIPTORS)
+            .map_err(|e| format!("the 1.0 descriptors: {e}"))?;
+        Ok(Self {
+            trusted,
+            jku_allow,
+            upstream,
+            fetched: Mutex::new(HashMap::new()),
+            pool,
+        })
+    }
+
+    /// The key `kid` names: a trusted one, else one of the allowed `jku`'s set (fetched again
+    /// when it lacks `kid`).
+    async fn key(&self, kid: &str, jku: Option<&str>) -> Result<Value, String> {
+        let named = |keys: &[Value]| keys.iter().find(|k| k["kid"] == kid).cloned();
+        if let Some(key) = named(&self.trusted) {
+            return Ok(key);
+        }
+        let Some(jku) = jku else {
+            return Err(format!("no trusted key has the id {kid:?}"));
+        };
+        if !self
+            .jku_allow
+            .iter()
+            .any(|prefix| jku.starts_with(prefix.as_str()))
+        {
+            return Err(format!(
+                "the jku {jku:?} is not under an allowed prefix (card.jku_allow)"
+            ));
+        }
+        let known = self.fetched.lock().ok().and_then(|f| f.get(jku).cloned());
+        if let Some(key) = known.as_deref().and_then(named) {
+            return Ok(key);
+        }
+        let keys = self.fetch(jku).await?;
+        let key = named(&keys);
+        if let Ok(mut fetched) = self.fetched.lock() {
+            fetched.insert(jku.to_owned(), keys);
+        }
+        key.ok_or_else(|| format!("the JWK Set at {jku} has no key {kid:?}"))
+    }
+
+    async fn fetch(&self, jku: &str) -> Result<Vec<Value>, String> {
+        let mut headers = http::HeaderMap::new();
+        headers.insert(
+            http::header::ACCEPT,
+            http::HeaderValue::from_static("application/jwk-set+json, application/json"),
+        );
+        let response = self
+            .upstream
+            .send(bridge_app::upstream::UpstreamRequest {
+                method: http::Method::GET,
+                url: jku.to_owned(),
+                headers,
+                body: Bytes::new(),
+                deadline: bridge_app::upstream::Deadline::Total(std::time::Duration::from_secs(10)),
+            })
+            .await
+            .map_err(|e| format!("fetching the JWK Set at {jku}: {e}"))?;
+        if !response.status.is_success() {
+            return Err(format!(
+                "fetching the JWK Set at {jku}: HTTP {}",
+                response.status
+            ));
+        }
+        let body = bridge_app::upstream::collect(response.body, JWKS_LIMIT)
+            .await
+            .map_err(|e| format!("reading the JWK Set at {jku}: {e}"))?;
+        keys_of(&body)
+    }
+
+    /// Whether one signature of `card` verifies.
+    async fn check(&self, card: &[u8]) -> Result<(), String> {
+        let document: Value =
+            serde_json::from_slice(card).map_err(|e| format!("the card is not JSON: {e}"))?;
+        let signatures = document["signatures"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        if signatures.is_empty() {
+            return Err("the card carries no signature".to_owned());
+        }
+        let payload = B64.encode(canonical_card(&self.pool, card)?);
+        let mut why = Vec::new();
+        for entry in &signatures {
+            match self.check_one(entry, &payload).await {
+                Ok(()) => return Ok(()),
+                Err(reason) => why.push(reason),
+            }
+        }
+        Err(format!("no signature verifies: {}", why.join("; ")))
+    }
+
+    async fn check_one(&self, entry: &Value, payload: &str) -> Result<(), String> {
+        let protected = entry["protected"]
+            .as_str()
+            .ok_or("a signature without `protected`")?;
+        let header: Value = B64
+            .decode(protected)
+            .ok()
+            .and_then(|raw| serde_json::from_slice(&raw).ok())
+            .ok_or("a protected header that is not base64url JSON")?;
+        if header.get("crit").is_some() {
+            return Err("a protected header with `crit`".to_owned());
+        }
+        let alg = header["alg"].as_str().unwrap_or_default();
+        let kid = header["kid"]
+            .as_str()
+            .ok_or("a protected header without `kid`")?;
+        let key = self.key(kid, header["jku"].as_str()).await?;
+        let signature = entry["signature"]
+            .as_str()
+            .and_then(|s| B64.decode(s).ok())
+            .ok_or("a signature that is not base64url")?;
+        let input = format!("{protected}.{payload}");
+        if verifies(&key, alg, input.as_bytes(), &signature) {
+            Ok(())
+        } else {
+            Err(format!(
+                "the {alg} signature of key {kid:?} does not match the card"
+            ))
+        }
+    }
+}
+
+impl bridge_app::card::CardVerifier for Verifier {
+    fn verify<'a>(
+        &'a self,
+        card: &'a [u8],
+    ) -> futures_util::future::BoxFuture<'a, Result<(), String>> {
+        Box::pin(self.check(card))
+    }
+}
+
+/// The keys of a JWK Set document.
+fn keys_of(document: &[u8]) -> Result<Vec<Value>, String> {
+    let set: Value =
+        serde_json::from_slice(document).map_err(|e| format!("a JWK Set that is not JSON: {e}"))?;
+    set["keys"]
+        .as_array()
+        .cloned()
+        .ok_or_else(|| "a JWK Set without `keys`".to_owned())
+}
+
+/// Whether `signature` of `input` verifies with the JWK `key` under `alg` (ES256 on a P-256
+/// key, RS256 on an RSA key of 2048 bits or more; nothing else).
+fn verifies(key: &Value, alg: &str, input: &[u8], signature: &[u8]) -> bool {
+    let part = |name: &str| {
+        key[name]
+            .as_str()
+            .and_then(|text| B64.decode(text).ok())
+            .unwrap_or_default()
+    };
+    match (alg, key["kty"].as_str()) {
+        ("ES256", Some("EC")) if key["crv"] == "P-256" => {
+            let mut point = vec![0x04];
+            point.extend(part("x"));
+            point.extend(part("y"));
+            signature::UnparsedPublicKey::new(&signature::ECDSA_P256_SHA256_FIXED, point)
+                .verify(input, signature)
+                .is_ok()
+        }
+        ("RS256", Some("RSA")) => signature::RsaPublicKeyComponents {
+            n: part("n"),
+            e: part("e"),
+        }
+        .verify(&signature::RSA_PKCS1_2048_8192_SHA256, input, signature)
+        .is_ok(),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![expect(clippy::unwrap_used, reason = "tests unwrap what they just built")]
@@ -377,5 +583,72 @@ zSdUzmM1Z2HUlcKuJsWbz4HOfR8mgKrVvg==
             "ES256"
         );
         assert!(KeyFile::from_pem(b"not a key", "k").is_err());
+    }
+
+    #[derive(Debug)]
+    struct NoAgent;
+
+    impl bridge_app::upstream::Upstream for NoAgent {
+        fn send(
+            &self,
+            _: bridge_app::upstream::UpstreamRequest,
+        ) -> futures_util::future::BoxFuture<
+            'static,
+            Result<bridge_app::upstream::UpstreamResponse, bridge_app::upstream::UpstreamError>,
+        > {
+            Box::pin(async {
+                Err(bridge_app::upstream::UpstreamError::Connect(
+                    "no agent here".into(),
+                ))
+            })
+        }
+
+        fn wait(
+            &self,
+            period: std::time::Duration,
+        ) -> futures_util::future::BoxFuture<'static, ()> {
+            Box::pin(tokio::time::sleep(period))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_card_signed_with_a_trusted_key_verifies_and_a_changed_or_unsigned_one_does_not() {
+        use bridge_app::card::CardVerifier as _;
+        let key = std::sync::Arc::new(KeyFile::from_pem(EC_SEC1.as_bytes(), "k-1").unwrap());
+        let signer = Signer::new(key, "https://agent/jwks.json".to_owned()).unwrap();
+        let card = br#"{"name":"A","supportedInterfaces":[{"url":"https://a","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}"#;
+        let document_signed = signer.sign(card).unwrap();
+        let jwks = signer.jwks();
+        let trusting =
+            Verifier::new(Some(&jwks), Vec::new(), std::sync::Arc::new(NoAgent)).unwrap();
+        assert_eq!(trusting.verify(&document_signed).await, Ok(()));
+        let changed = String::from_utf8(document_signed.to_vec())
+            .unwrap()
+            .replace("\"A\"", "\"B\"");
+        let why = trusting.verify(changed.as_bytes()).await.unwrap_err();
+        assert!(why.contains("does not match"), "{why}");
+        let why = trusting.verify(card).await.unwrap_err();
+        assert!(why.contains("no signature"), "{why}");
+        // Without trusted keys, a jku under no allowed prefix is not fetched.
+        let bare = Verifier::new(
+            None,
+            vec!["https://other/".to_owned()],
+            std::sync::Arc::new(NoAgent),
+        )
+        .unwrap();
+        let why = bare.verify(&document_signed).await.unwrap_err();
+        assert!(why.contains("not under an allowed prefix"), "{why}");
+        // Allowed, it is fetched (and here the agent is unreachable).
+        let allowed = Verifier::new(
+            None,
+            vec!["https://agent/".to_owned()],
+            std::sync::Arc::new(NoAgent),
+        )
+        .unwrap();
+        let why = allowed.verify(&document_signed).await.unwrap_err();
+        assert!(
+            why.contains("fetching the JWK Set at https://agent/jwks.json"),
+            "{why}"
+        );
     }
 }

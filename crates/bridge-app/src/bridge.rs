@@ -38,6 +38,8 @@ pub struct Bridge {
     pub(crate) core: Option<CoreService>,
     /// Signs every card the route serves, when the route re-signs cards.
     pub(crate) card_signer: Option<Arc<dyn crate::card::CardSigner>>,
+    /// Checks the agent's card signatures before the card is used, when the route does.
+    pub(crate) card_verifier: Option<Arc<dyn crate::card::CardVerifier>>,
 }
 
 impl Bridge {
@@ -66,7 +68,22 @@ impl Bridge {
             agents: Vec::new(),
             core: None,
             card_signer: None,
+            card_verifier: None,
         }
+    }
+
+    /// Uses the agent's card only when `verifier` finds a signature of it that verifies
+    /// (`card.signatures = "verify"`).
+    #[must_use]
+    pub fn with_card_verifier(mut self, verifier: Arc<dyn crate::card::CardVerifier>) -> Self {
+        self.card_verifier = Some(verifier);
+        self
+    }
+
+    /// Why the agent's card is not in use, when the last attempt to read it failed.
+    #[must_use]
+    pub fn card_problem(&self) -> Option<String> {
+        self.cards.problem()
     }
 
     /// Signs every card the route serves with `signer` (`card.signatures = "resign"`).
@@ -222,6 +239,8 @@ impl Bridge {
     pub async fn refresh_card(&self) -> Result<Duration, String> {
         let result = self.fetch_card().await;
         self.ports.observer.card_refresh(result.is_ok());
+        self.cards
+            .refreshed(result.as_ref().map(|_| ()).map_err(String::as_str));
         result
     }
 
@@ -262,6 +281,14 @@ impl Bridge {
         let body = crate::upstream::collect(response.body, self.ports.settings.limits.card)
             .await
             .map_err(|e| format!("reading the agent card from {url}: {e}"))?;
+        if let Some(verifier) = &self.card_verifier
+            && let Err(why) = verifier.verify(&body).await
+        {
+            let why = format!("the agent card from {url} is not used: {why}");
+            tracing::warn!(%why);
+            self.ports.observer.card_rejected(&why);
+            return Err(why);
+        }
         let (card, endpoint) = card::read_upstream_card(
             &body,
             &self.ports.codecs,

@@ -55,6 +55,8 @@ pub struct CachedCard {
 #[derive(Debug, Default)]
 pub struct CardCache {
     current: RwLock<Option<Arc<CachedCard>>>,
+    /// Why the last refresh failed, until one succeeds.
+    problem: RwLock<Option<String>>,
 }
 
 impl CardCache {
@@ -62,6 +64,19 @@ impl CardCache {
     #[must_use]
     pub fn get(&self) -> Option<Arc<CachedCard>> {
         self.current.read().ok().and_then(|guard| guard.clone())
+    }
+
+    /// Why the last refresh failed, if it did.
+    #[must_use]
+    pub fn problem(&self) -> Option<String> {
+        self.problem.read().ok().and_then(|guard| guard.clone())
+    }
+
+    /// Notes how the last refresh ended.
+    pub fn refreshed(&self, outcome: Result<(), &str>) {
+        if let Ok(mut guard) = self.problem.write() {
+            *guard = outcome.err().map(str::to_owned);
+        }
     }
 
     /// Replaces the cached card.
@@ -328,6 +343,20 @@ pub trait CardSigner: Send + Sync + std::fmt::Debug {
         card.signatures = Some(vec![self.signature(&document.value)?]);
         Ok(())
     }
+}
+
+/// Checks the agent's card signatures before the card is used (`card.signatures = "verify"`):
+/// a card none of whose signatures verifies with a trusted key is not used.
+pub trait CardVerifier: Send + Sync + std::fmt::Debug {
+    /// Whether `card`, the agent's card document as fetched, carries a signature that verifies.
+    ///
+    /// # Errors
+    ///
+    /// Why no signature of the card verifies.
+    fn verify<'a>(
+        &'a self,
+        card: &'a [u8],
+    ) -> futures_util::future::BoxFuture<'a, Result<(), String>>;
 }
 
 /// A served card document and its validator.

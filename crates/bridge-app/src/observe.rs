@@ -22,6 +22,11 @@ pub trait Observer: Send + Sync + std::fmt::Debug {
         let _ = ok;
     }
 
+    /// The agent's card was read but not used: its signatures do not verify (`why`).
+    fn card_rejected(&self, why: &str) {
+        let _ = why;
+    }
+
     /// A stream opened (`true`) or closed (`false`).
     fn stream(&self, opened: bool) {
         let _ = opened;
