@@ -49,10 +49,14 @@ def signing_bridge(request, agents, bridge_with, tmp_path_factory):
     where = tmp_path_factory.mktemp(f'signing-{request.param}')
     key = where / 'key.pem'
     key.write_bytes(pem_key(request.param))
+    # A key of before a rotation: published, never signing.
+    retired = where / 'retired.pem'
+    retired.write_bytes(pem_key('ES256'))
     config = where / 'bridge.toml'
     config.write_text(
         f'[upstream]\nurl = "{agents["1.0"].url.rstrip("/")}"\n[demo]\nenabled = false\n'
         f'[card]\nsignatures = "resign"\nsigning_key = "{key}"\nsigning_kid = "bridge-{request.param}"\n'
+        f'[[card.retired_keys]]\nkey = "{retired}"\nkid = "bridge-retired"\n'
     )
     return request.param, bridge_with('1.0', '--config', str(config))
 
@@ -76,8 +80,9 @@ def test_served_cards_carry_the_bridges_signature_which_the_python_sdk_verifies(
 
     alg, bridge = signing_bridge
     jwks, cards = served(bridge)
-    [key] = jwks['keys']
+    key, old = jwks['keys']
     assert key['kid'] == f'bridge-{alg}' and key['alg'] == alg, jwks
+    assert old['kid'] == 'bridge-retired', jwks
     keys = PyJWKSet.from_dict(jwks)
     seen = []
 
@@ -90,6 +95,7 @@ def test_served_cards_carry_the_bridges_signature_which_the_python_sdk_verifies(
         assert len(card['signatures']) == 1, card
         verify(parse_agent_card(card))
     assert seen and all(jku == f'{bridge.url}/.well-known/jwks.json' for _, jku in seen), seen
+    assert {kid for kid, _ in seen} == {f'bridge-{alg}'}, seen
     forged = {**cards[0], 'name': 'someone else'}
     with pytest.raises(InvalidSignaturesError):
         verify(parse_agent_card(forged))

@@ -250,6 +250,8 @@ pub struct CardSection {
     pub signing_key: Option<PathBuf>,
     /// The key's id, the signatures' `kid` and the JWK's.
     pub signing_kid: String,
+    /// Keys the bridge signed with before: published beside `signing_key`, never signing.
+    pub retired_keys: Vec<RetiredKey>,
     /// `verify`: a JWK Set file of the keys the agents' card signatures are checked against.
     pub trusted_keys: Option<PathBuf>,
     /// `verify`: URL prefixes a signature's `jku` may lie under for its JWK Set to be fetched.
@@ -263,6 +265,7 @@ impl Default for CardSection {
             signatures: Signatures::Drop,
             signing_key: None,
             signing_kid: "a2a-bridge".to_owned(),
+            retired_keys: Vec::new(),
             trusted_keys: None,
             jku_allow: Vec::new(),
         }
@@ -292,6 +295,16 @@ pub struct CardVerifying {
     pub jku_allow: Vec<String>,
 }
 
+/// A key the bridge signed cards with before (`[[card.retired_keys]]`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RetiredKey {
+    /// The PEM private key (its public half is published).
+    pub key: PathBuf,
+    /// Its id.
+    pub kid: String,
+}
+
 /// How served cards are signed (`card.signatures = "resign"`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CardSigning {
@@ -299,6 +312,8 @@ pub struct CardSigning {
     pub key: PathBuf,
     /// Its id.
     pub kid: String,
+    /// Keys published beside it.
+    pub retired: Vec<RetiredKey>,
 }
 
 fn card_view<'de, D: Deserializer<'de>>(deserializer: D) -> Result<CardView, D::Error> {
@@ -991,6 +1006,7 @@ impl Config {
             (Signatures::Resign, Some(key)) => Ok(Some(CardSigning {
                 key: key.clone(),
                 kid: self.card.signing_kid.clone(),
+                retired: self.card.retired_keys.clone(),
             })),
             (Signatures::Resign, None) => Err(
                 "card.signatures = \"resign\" needs card.signing_key, a PEM private key".to_owned(),

@@ -931,18 +931,33 @@ impl Wiring {
     }
 }
 
-/// The key served cards are signed with (`card.signatures = "resign"`), read once per
-/// generation.
-fn signing_key(resolved: &Resolved) -> Result<Option<Arc<crate::signing::KeyFile>>, BuildError> {
+/// The keys served cards are signed with and published (`card.signatures = "resign"`): the
+/// current one and the retired ones, read once per generation.
+fn signing_key(resolved: &Resolved) -> Result<Option<SigningKeys>, BuildError> {
     let Some(signing) = &resolved.card_signing else {
         return Ok(None);
     };
-    let failed = |e: String| BuildError::Signing(format!("{}: {e}", signing.key.display()));
-    let pem = std::fs::read(&signing.key).map_err(|e| failed(e.to_string()))?;
-    crate::signing::KeyFile::from_pem(&pem, &signing.kid)
-        .map(|key| Some(Arc::new(key)))
-        .map_err(failed)
+    let read = |path: &std::path::Path, kid: &str| {
+        let failed = |e: String| BuildError::Signing(format!("{}: {e}", path.display()));
+        let pem = std::fs::read(path).map_err(|e| failed(e.to_string()))?;
+        crate::signing::KeyFile::from_pem(&pem, kid)
+            .map(Arc::new)
+            .map_err(failed)
+    };
+    let current = read(&signing.key, &signing.kid)?;
+    let retired = signing
+        .retired
+        .iter()
+        .map(|r| read(&r.key, &r.kid))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Some((current, retired)))
 }
+
+/// The current signing key and the retired ones.
+type SigningKeys = (
+    Arc<crate::signing::KeyFile>,
+    Vec<Arc<crate::signing::KeyFile>>,
+);
 
 /// The trusted JWK Set `card.signatures = "verify"` reads, once per generation.
 fn trusted_keys(resolved: &Resolved) -> Result<Option<Vec<u8>>, BuildError> {
@@ -981,10 +996,10 @@ fn verifying(
 /// JWK Set path.
 fn signed(
     bridge: Bridge,
-    key: Option<&Arc<crate::signing::KeyFile>>,
+    keys: Option<&SigningKeys>,
     config: &RouteConfig,
 ) -> Result<Bridge, BuildError> {
-    let Some(key) = key else {
+    let Some((key, retired)) = keys else {
         return Ok(bridge);
     };
     let jku = format!(
@@ -992,7 +1007,8 @@ fn signed(
         config.settings.public_url.trim_end_matches('/'),
         bridge_http::JWKS_PATH
     );
-    let signer = crate::signing::Signer::new(Arc::clone(key), jku).map_err(BuildError::Signing)?;
+    let signer = crate::signing::Signer::rotated(Arc::clone(key), retired.clone(), jku)
+        .map_err(BuildError::Signing)?;
     Ok(bridge.with_card_signer(Arc::new(signer)))
 }
 

@@ -206,6 +206,9 @@ fn clean_empty(value: Value) -> Option<Value> {
 #[derive(Debug)]
 pub struct Signer {
     key: std::sync::Arc<KeyFile>,
+    /// Keys the bridge signed with before, still published so that cards signed with them
+    /// verify until caches let them go.
+    retired: Vec<std::sync::Arc<KeyFile>>,
     /// Where the route publishes the key (the signature's `jku`).
     jku: String,
     pool: DescriptorPool,
@@ -246,10 +249,24 @@ impl Signer {
     ///
     /// When the 1.0 descriptors cannot be read.
     pub fn new(key: std::sync::Arc<KeyFile>, jku: String) -> Result<Self, String> {
+        Self::rotated(key, Vec::new(), jku)
+    }
+
+    /// A signer with `key` that publishes the `retired` keys beside it.
+    ///
+    /// # Errors
+    ///
+    /// When the 1.0 descriptors cannot be read.
+    pub fn rotated(
+        key: std::sync::Arc<KeyFile>,
+        retired: Vec<std::sync::Arc<KeyFile>>,
+        jku: String,
+    ) -> Result<Self, String> {
         let pool = DescriptorPool::decode(bridge_v10::grpc::DESCRIPTORS)
             .map_err(|e| format!("the 1.0 descriptors: {e}"))?;
         Ok(Self {
             key,
+            retired,
             jku,
             pool,
             signed: Mutex::new(HashMap::new()),
@@ -289,7 +306,11 @@ impl bridge_app::card::CardSigner for Signer {
     }
 
     fn jwks(&self) -> Bytes {
-        let set = json!({"keys": [self.key.key.public_jwk(&self.key.kid)]});
+        let keys: Vec<Value> = std::iter::once(&self.key)
+            .chain(&self.retired)
+            .map(|key| key.key.public_jwk(&key.kid))
+            .collect();
+        let set = json!({ "keys": keys });
         Bytes::from(set.to_string())
     }
 }
@@ -650,5 +671,25 @@ zSdUzmM1Z2HUlcKuJsWbz4HOfR8mgKrVvg==
             why.contains("fetching the JWK Set at https://agent/jwks.json"),
             "{why}"
         );
+    }
+
+    #[test]
+    fn retired_keys_are_published_beside_the_current_one_which_alone_signs() {
+        use bridge_app::card::CardSigner as _;
+        let current = std::sync::Arc::new(KeyFile::from_pem(EC_SEC1.as_bytes(), "new").unwrap());
+        let retired = std::sync::Arc::new(KeyFile::from_pem(EC_SEC1.as_bytes(), "old").unwrap());
+        let signer = Signer::rotated(current, vec![retired], "https://b/jwks".to_owned()).unwrap();
+        let jwks: Value = serde_json::from_slice(&signer.jwks()).unwrap();
+        let kids: Vec<_> = jwks["keys"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| k["kid"].clone())
+            .collect();
+        assert_eq!(kids, [json!("new"), json!("old")]);
+        let signature = signer.signature(b"{\"name\":\"A\"}").unwrap();
+        let header: Value =
+            serde_json::from_slice(&B64.decode(&signature.protected).unwrap()).unwrap();
+        assert_eq!(header["kid"], "new");
     }
 }
