@@ -309,7 +309,17 @@ impl CallerForm for RestCaller {
         context: &Context,
         outcome: Result<Reply, RpcError>,
     ) -> Result<http::Response<Bytes>, RpcError> {
-        rest_body(ports, context, outcome)
+        let card = matches!(outcome, Ok(Reply::Card(_)));
+        let mut response = rest_body(ports, context, outcome)?;
+        if card {
+            // The extended card is the caller's own (1.0 §13.3: caching headers for it): a
+            // private cache may keep it as long as the bridge keeps the agent's card.
+            let max_age = ports.settings.upstream.card_refresh.as_secs();
+            if let Ok(value) = http::HeaderValue::from_str(&format!("private, max-age={max_age}")) {
+                response.headers_mut().insert(header::CACHE_CONTROL, value);
+            }
+        }
+        Ok(response)
     }
 
     fn refusal(

@@ -131,3 +131,21 @@ async fn a_message_only_stream_carries_the_message_and_ends() {
     assert_eq!(got.events().len(), 1, "{got:#?}");
     assert_eq!(got.events()[0]["result"]["kind"], "message");
 }
+
+#[tokio::test]
+async fn the_extended_card_over_http_json_carries_private_caching_headers() {
+    let agent = upstream(card_v10(), |_, body| ok(&body["id"], card_v10()));
+    let b = bridge(agent, |_| {});
+    let got = call(&b, http::Method::GET, "/extendedAgentCard", &[V1], "").await;
+    let bridge_scenarios::Received::Full {
+        status,
+        headers,
+        body,
+    } = &got
+    else {
+        panic!("{got:#?}")
+    };
+    assert_eq!(*status, 200, "{got:#?}");
+    assert_eq!(body["name"], "Modern");
+    assert_eq!(headers["cache-control"], "private, max-age=300");
+}
