@@ -728,4 +728,75 @@ mod tests {
             "http://a.example:8080"
         );
     }
+
+    /// Records every delivery outcome.
+    #[derive(Debug, Default)]
+    struct Outcomes(Mutex<Vec<Outcome>>);
+
+    impl Observer for Outcomes {
+        fn push_delivery(&self, outcome: Outcome) {
+            self.0.lock().unwrap().push(outcome);
+        }
+    }
+
+    #[tokio::test]
+    async fn an_attempt_that_outlives_its_deadline_is_cut_and_retried() {
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        // A subscriber that holds its first request's answer forever and answers the next.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            let mut held = Vec::new();
+            for n in 0.. {
+                let (mut socket, _) = listener.accept().await.unwrap();
+                let mut buffer = vec![0; 4096];
+                let _ = socket.read(&mut buffer).await;
+                if n == 0 {
+                    held.push(socket);
+                    continue;
+                }
+                let _ = socket
+                    .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n")
+                    .await;
+            }
+        });
+        let outcomes = Arc::new(Outcomes::default());
+        let settings = PushSettings {
+            allow_networks: vec!["127.0.0.0/8".parse().unwrap()],
+            attempts: 3,
+            backoff: Duration::from_millis(10),
+            timeout: Duration::from_millis(300),
+            ..PushSettings::default()
+        };
+        let pusher = ReqwestPusher::new(
+            settings,
+            Arc::clone(&outcomes) as Arc<dyn Observer>,
+            Arc::new(bridge_app::store::MemoryStore::default()),
+        )
+        .unwrap();
+        let started = tokio::time::Instant::now();
+        pusher
+            .enqueue(Delivery {
+                id: "d-1".to_owned(),
+                url: format!("http://127.0.0.1:{port}/hook"),
+                headers: http::HeaderMap::new(),
+                body: bytes::Bytes::from_static(b"{}"),
+                task_id: "t-1".to_owned(),
+            })
+            .unwrap();
+        for _ in 0..100 {
+            if outcomes.0.lock().unwrap().contains(&Outcome::Delivered) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert_eq!(
+            *outcomes.0.lock().unwrap(),
+            [Outcome::Retried, Outcome::Delivered]
+        );
+        // The first attempt ended at its deadline, not when the subscriber would have answered.
+        let elapsed = started.elapsed();
+        assert!(elapsed >= Duration::from_millis(300), "{elapsed:?}");
+        assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
+    }
 }
