@@ -185,7 +185,13 @@ pub(crate) async fn dispatch(
         if toward_0_3
             && context.caller == Revision::V1_0
             && let Some(task_id) = params.message.task_id.clone()
-            && let Err(error) = Box::pin(refuse_terminal(bridge, &context, &task_id)).await
+            && let Err(error) = Box::pin(refuse_terminal(
+                bridge,
+                &context,
+                &task_id,
+                params.message.context_id.as_deref(),
+            ))
+            .await
         {
             return refuse(&bridge.ports, &context, error);
         }
@@ -403,15 +409,27 @@ pub(crate) async fn current_task(
     read_task(bridge, context, task_id, None).await
 }
 
-/// Refuses a message to a task the upstream has finished.
+/// Refuses a message to a task the upstream has finished, or one naming a conversation the
+/// task is not in (1.0 §3.4.2: a mismatching `contextId` and `taskId` MUST be rejected; a 0.3
+/// agent is not bound to, so the bridge holds it to 1.0's rule for a 1.0 caller).
 pub(crate) async fn refuse_terminal(
     bridge: &Arc<Bridge>,
     context: &Context,
     task_id: &str,
+    context_id: Option<&str>,
 ) -> Result<(), RpcError> {
     let task = current_task(bridge, context, task_id).await?;
     if task.status.state.is_terminal() {
         return Err(terminal_refusal(task_id, &task));
+    }
+    if let (Some(named), Some(own)) = (context_id, task.context_id.as_deref())
+        && !named.is_empty()
+        && named != own
+    {
+        return Err(RpcError::new(
+            ErrorCode::InvalidParams,
+            format!("the message names contextId {named:?}, but task {task_id} is in {own:?}"),
+        ));
     }
     Ok(())
 }

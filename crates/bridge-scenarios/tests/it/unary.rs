@@ -334,6 +334,31 @@ async fn a_message_to_a_terminal_task_of_a_0_3_agent_is_refused_as_unsupported()
 }
 
 #[tokio::test]
+async fn a_message_naming_another_conversation_than_its_0_3_tasks_is_refused() {
+    // The task is working, in conversation c-1.
+    let agent = upstream(card_v03(), |_, body| ok(&body["id"], task_v03("working")));
+    let b = bridge(agent.clone(), |_| {});
+    let mut request = send_v10(None);
+    request["params"]["message"]["taskId"] = json!("t-1");
+    request["params"]["message"]["contextId"] = json!("c-other");
+    let got = rpc(&b, &[V1], &request).await;
+    assert_eq!(got.body()["error"]["code"], -32602, "{}", got.body());
+    let message = got.body()["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("c-other") && message.contains("c-1"),
+        "{message}"
+    );
+    let methods: Vec<_> = agent.calls().iter().map(|c| c["method"].clone()).collect();
+    assert_eq!(methods, [json!("tasks/get")]);
+    // Its own conversation, or none, goes through.
+    for context in [json!("c-1"), Value::Null] {
+        request["params"]["message"]["contextId"] = context;
+        let got = rpc(&b, &[V1], &request).await;
+        assert!(got.body().get("result").is_some(), "{}", got.body());
+    }
+}
+
+#[tokio::test]
 async fn a_missing_message_id_is_minted_before_a_0_3_agent_sees_it() {
     let agent = upstream(card_v03(), |_, body| ok(&body["id"], task_v03("completed")));
     let b = bridge(agent.clone(), |_| {});
