@@ -37,6 +37,30 @@ pub fn identified(event: StreamEvent) -> Upcoming {
     }
 }
 
+/// The refusal of a request whose params do not decode (`error`, for a caller of `revision`):
+/// `InvalidParams` naming what was wrong, and for a 1.0 caller a `google.rpc.BadRequest` detail
+/// with the field the error names (1.0 §9.5: validation errors SHOULD carry one). 0.3 has no
+/// place for it.
+#[must_use]
+pub fn invalid_params(
+    what: &str,
+    error: &crate::codec::DecodeError,
+    revision: Revision,
+) -> RpcError {
+    let mut refusal = RpcError::new(ErrorCode::InvalidParams, format!("{what}: {error}"));
+    if revision == Revision::V1_0 {
+        let (field, description) = match error.message.split_once(": ") {
+            Some((path, rest)) if !path.is_empty() && !path.contains(' ') => (path, rest),
+            _ => ("", error.message.as_str()),
+        };
+        refusal.details.push(serde_json::json!({
+            "@type": "type.googleapis.com/google.rpc.BadRequest",
+            "fieldViolations": [{"field": field, "description": description}],
+        }));
+    }
+    refusal
+}
+
 /// Sends a unary call through the call's agent form; an answer that names no task or message
 /// where it must is the agent's invalid response.
 pub(crate) async fn forward(

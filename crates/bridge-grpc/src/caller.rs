@@ -164,9 +164,10 @@ async fn enter(bridge: &Arc<Bridge>, call: GrpcCall) -> InboundResponse {
         // Protobuf's own bound on nested messages, far past the limit.
         Err(error) if error.message.contains("recursion limit") => return refuse(too_deep()),
         Err(error) => {
-            return refuse(RpcError::new(
-                ErrorCode::InvalidParams,
-                format!("invalid request for {}: {error}", method.label()),
+            return refuse(bridge_app::agent::invalid_params(
+                &format!("invalid request for {}", method.label()),
+                &error,
+                revision,
             ));
         }
     };

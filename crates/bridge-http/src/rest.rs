@@ -182,15 +182,12 @@ async fn serve_route(
                 && serde_json::from_slice::<serde::de::IgnoredAny>(&request.body).is_err();
             // As a2a-sdk 1.x: a body that does not parse is an invalid request, one that parses
             // into the wrong shape invalid params.
-            let code = if not_json {
-                ErrorCode::InvalidRequest
+            let what = format!("invalid request for {}", route.method.label());
+            let mut refusal = if not_json {
+                RpcError::new(ErrorCode::InvalidRequest, format!("{what}: {error}"))
             } else {
-                ErrorCode::InvalidParams
+                bridge_app::agent::invalid_params(&what, &error, codec.revision())
             };
-            let mut refusal = RpcError::new(
-                code,
-                format!("invalid request for {}: {error}", route.method.label()),
-            );
             if not_json {
                 // A body that is not JSON under a type that is not JSON: the type is the
                 // likelier mistake, as on JSON-RPC.

@@ -158,9 +158,10 @@ pub(crate) fn decode_call(
             bridge.ports(),
             negotiated.revision,
             &envelope.id,
-            RpcError::new(
-                ErrorCode::InvalidParams,
-                format!("invalid params for {}: {error}", envelope.method),
+            bridge_app::agent::invalid_params(
+                &format!("invalid params for {}", envelope.method),
+                &error,
+                negotiated.revision,
             ),
         ))
     })?;

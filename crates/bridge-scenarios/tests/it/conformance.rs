@@ -149,3 +149,56 @@ async fn the_extended_card_over_http_json_carries_private_caching_headers() {
     assert_eq!(body["name"], "Modern");
     assert_eq!(headers["cache-control"], "private, max-age=300");
 }
+
+#[tokio::test]
+async fn params_that_do_not_decode_name_their_field_in_a_bad_request_detail_for_1_0_callers() {
+    let agent = upstream(card_v10(), |_, body| {
+        ok(&body["id"], task_v10("TASK_STATE_WORKING"))
+    });
+    let b = bridge(agent.clone(), |_| {});
+    let bad = json!({"jsonrpc": "2.0", "id": 5, "method": "SendMessage", "params": {
+        "message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": 7}]}}});
+    let got = rpc(&b, &[V1], &bad).await;
+    let error = &got.body()["error"];
+    assert_eq!(error["code"], -32602, "{got:#?}");
+    let data = error["data"].as_array().unwrap();
+    assert_eq!(data[0]["@type"], "type.googleapis.com/google.rpc.ErrorInfo");
+    let violation = &data[1]["fieldViolations"][0];
+    assert_eq!(
+        data[1]["@type"], "type.googleapis.com/google.rpc.BadRequest",
+        "{got:#?}"
+    );
+    assert!(
+        violation["field"]
+            .as_str()
+            .unwrap()
+            .starts_with("params.message.parts[0]"),
+        "{violation}"
+    );
+    assert!(!violation["description"].as_str().unwrap().is_empty());
+    // Over HTTP+JSON, the same detail in the google.rpc.Status.
+    let got = call(
+        &b,
+        http::Method::POST,
+        "/message:send",
+        &[V1],
+        &json!({"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": 7}]}})
+            .to_string(),
+    )
+    .await;
+    let bridge_scenarios::Received::Full { status, body, .. } = &got else {
+        panic!("{got:#?}")
+    };
+    assert_eq!(*status, 400);
+    assert_eq!(
+        body["error"]["details"][1]["@type"], "type.googleapis.com/google.rpc.BadRequest",
+        "{got:#?}"
+    );
+    // A 0.3 caller's error has no place for it: no data is invented.
+    let old = json!({"jsonrpc": "2.0", "id": 6, "method": "message/send", "params": {
+        "message": {"kind": "message", "messageId": "m-1", "role": "user", "parts": [{"kind": "text", "text": 7}]}}});
+    let got = rpc(&b, &[], &old).await;
+    assert_eq!(got.body()["error"]["code"], -32602, "{got:#?}");
+    assert_eq!(got.body()["error"].get("data"), None, "{got:#?}");
+    assert!(agent.calls().is_empty());
+}

@@ -183,13 +183,15 @@ impl GrpcCodec for V10Grpc {
             domain: ERROR_DOMAIN.to_owned(),
             metadata: std::collections::HashMap::new(),
         };
+        let mut details = vec![prost_types::Any {
+            type_url: "type.googleapis.com/google.rpc.ErrorInfo".to_owned(),
+            value: info.encode_to_vec(),
+        }];
+        details.extend(error.details.iter().filter_map(bad_request));
         let details = proto::rpc::Status {
             code,
             message: error.message.clone(),
-            details: vec![prost_types::Any {
-                type_url: "type.googleapis.com/google.rpc.ErrorInfo".to_owned(),
-                value: info.encode_to_vec(),
-            }],
+            details,
         };
         GrpcStatus {
             code,
@@ -254,6 +256,39 @@ pub const fn status_of(error: ErrorCode) -> i32 {
     }
 }
 
+/// A `google.rpc.BadRequest` detail (its `ProtoJSON` form, as the IR carries further details)
+/// as the `Any` a status carries; `None` for any other detail.
+fn bad_request(detail: &serde_json::Value) -> Option<prost_types::Any> {
+    use prost::Message as _;
+    const TYPE: &str = "type.googleapis.com/google.rpc.BadRequest";
+    if detail.get("@type").and_then(serde_json::Value::as_str) != Some(TYPE) {
+        return None;
+    }
+    let text = |v: &serde_json::Value, name: &str| {
+        v.get(name)
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let field_violations = detail
+        .get("fieldViolations")
+        .and_then(serde_json::Value::as_array)
+        .map(|list| {
+            list.iter()
+                .map(|v| proto::rpc::bad_request::FieldViolation {
+                    field: text(v, "field"),
+                    description: text(v, "description"),
+                    ..Default::default()
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(prost_types::Any {
+        type_url: TYPE.to_owned(),
+        value: proto::rpc::BadRequest { field_violations }.encode_to_vec(),
+    })
+}
+
 /// The reason of the first `ErrorInfo` in an encoded `google.rpc.Status` (the
 /// `grpc-status-details-bin` of a status), when it has one.
 #[must_use]
@@ -304,6 +339,27 @@ mod tests {
             assert_eq!(back.code, error, "{error:?}");
             assert_eq!(back.message, "why: it broke", "{error:?}");
         }
+    }
+
+    #[test]
+    fn a_bad_request_detail_travels_in_the_status_after_the_error_info() {
+        use prost::Message as _;
+        let mut error = RpcError::new(ErrorCode::InvalidParams, "bad");
+        error.details.push(serde_json::json!({
+            "@type": "type.googleapis.com/google.rpc.BadRequest",
+            "fieldViolations": [{"field": "message.parts[0]", "description": "not text"}],
+        }));
+        error
+            .details
+            .push(serde_json::json!({"@type": "type.example/Other"}));
+        let status = V10Grpc.encode_error(&error, None);
+        let decoded = proto::rpc::Status::decode(status.details.unwrap_or_default().as_slice())
+            .unwrap_or_default();
+        assert_eq!(decoded.details.len(), 2, "{decoded:?}");
+        let bad =
+            proto::rpc::BadRequest::decode(decoded.details[1].value.as_slice()).unwrap_or_default();
+        assert_eq!(bad.field_violations[0].field, "message.parts[0]");
+        assert_eq!(bad.field_violations[0].description, "not text");
     }
 
     #[test]
