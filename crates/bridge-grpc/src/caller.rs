@@ -241,11 +241,19 @@ fn version_agrees(
     revision: Revision,
     negotiation: bridge_app::settings::Negotiation,
 ) -> Result<(), RpcError> {
-    let Some(text) = headers.get("a2a-version").and_then(|v| v.to_str().ok()) else {
-        return Ok(());
-    };
-    let text = text.trim();
+    let text = headers
+        .get("a2a-version")
+        .and_then(|v| v.to_str().ok())
+        .map_or("", str::trim);
     if text.is_empty() {
+        // Absent or empty means 0.3 (1.0.1 §3.6.2); the service says 1.0, which is how it is
+        // served unless the literal reading is asked for.
+        if revision == Revision::V1_0 && negotiation.require_version_header {
+            return Err(RpcError::new(
+                ErrorCode::VersionNotSupported,
+                "a2a-version is required: send a2a-version: 1.0 metadata with a call to the A2A 1.0 service",
+            ));
+        }
         return Ok(());
     }
     match bridge_app::negotiate::revision_of(text, negotiation) {
@@ -660,5 +668,15 @@ mod tests {
         assert!(refused.message.contains("0.3 and 1.0"), "{refused}");
         assert!(version_agrees(&headers, Revision::V1_0, with_1_1).is_ok());
         assert!(version_agrees(&headers, Revision::V0_3, with_1_1).is_err());
+        // The literal reading: a 1.0 call without a version is refused, a 0.3 one is not.
+        let literal = bridge_app::settings::Negotiation {
+            require_version_header: true,
+            ..strict
+        };
+        let none = HeaderMap::new();
+        let refused = version_agrees(&none, Revision::V1_0, literal).unwrap_err();
+        assert_eq!(refused.code, ErrorCode::VersionNotSupported);
+        assert!(version_agrees(&none, Revision::V0_3, literal).is_ok());
+        assert!(version_agrees(&none, Revision::V1_0, strict).is_ok());
     }
 }
