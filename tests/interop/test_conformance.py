@@ -214,6 +214,17 @@ def test_a_message_stream_to_an_unknown_task_is_refused_in_the_callers_framing(b
     stream_refusal(response, caller, -32001, 7)
 
 
+def start_quiet_task(http: httpx.Client, base: str) -> str:
+    """Starts a task the agent then works on without a word (`quiet`); its id."""
+    started = http.post(
+        base,
+        content=request('q', 'message/send', {'message': user_message('0.3', 'quiet job'),
+                                              'configuration': {'blocking': False}}),
+        headers=headers_for('0.3'),
+    ).json()
+    return started['result']['id']
+
+
 @pytest.mark.parametrize('agent', REVISIONS, ids=lambda r: f'agent{r}')
 @pytest.mark.parametrize('caller', REVISIONS, ids=lambda r: f'caller{r}')
 def test_a_subscription_to_a_quiet_task_gets_its_head_at_once_and_sees_the_cancel(bridges, caller, agent):
@@ -222,13 +233,7 @@ def test_a_subscription_to_a_quiet_task_gets_its_head_at_once_and_sees_the_cance
     the task sees the cancel through its subscription."""
     base = bridges[agent].url
     with httpx.Client(timeout=TIMEOUT) as http:
-        started = http.post(
-            base,
-            content=request('q', 'message/send', {'message': user_message('0.3', 'quiet job'),
-                                                  'configuration': {'blocking': False}}),
-            headers=headers_for('0.3'),
-        ).json()
-        task_id = started['result']['id']
+        task_id = start_quiet_task(http, base)
         body = streaming(caller, 'sub', {'id': task_id}, subscribe=True)
         with httpx.Client(timeout=httpx.Timeout(TIMEOUT, read=3.0)) as quick:
             with quick.stream('POST', base, content=body, headers=headers_for(caller)) as held:
@@ -262,13 +267,7 @@ def test_an_http_json_subscription_to_a_quiet_task_gets_its_head_at_once(bridges
     """The same over HTTP+JSON: the subscriber's head and first line come at once."""
     base = bridges[agent].url
     with httpx.Client(timeout=TIMEOUT) as http:
-        started = http.post(
-            base,
-            content=request('q', 'message/send', {'message': user_message('0.3', 'quiet job'),
-                                                  'configuration': {'blocking': False}}),
-            headers=headers_for('0.3'),
-        ).json()
-        task_id = started['result']['id']
+        task_id = start_quiet_task(http, base)
         path = f'/tasks/{task_id}:subscribe' if caller == '1.0' else f'/v1/tasks/{task_id}:subscribe'
         try:
             with httpx.Client(timeout=httpx.Timeout(TIMEOUT, read=3.0)) as quick:

@@ -196,18 +196,14 @@ class CardHost:
         from a2a.utils.signing import create_agent_card_signer
         from cryptography.hazmat.primitives import serialization
         from google.protobuf.json_format import MessageToDict
+        from jwt.algorithms import get_default_algorithms
 
         pem = pem_key(kind)
-        private = serialization.load_pem_private_key(pem, None)
         sign = create_agent_card_signer(
             signing_key=pem, protected_header={'alg': kind, 'kid': kid, 'typ': 'JOSE', 'jku': f'{self.url}/jwks.json'})
         self.card = MessageToDict(sign(parse_agent_card(json.loads(json.dumps(card)))))
-        public = private.public_key().public_bytes(
-            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
-        from jwt.algorithms import get_default_algorithms
-
-        algorithm = get_default_algorithms()[kind]
-        jwk = json.loads(algorithm.to_jwk(algorithm.prepare_key(public)))
+        public = serialization.load_pem_private_key(pem, None).public_key()
+        jwk = json.loads(get_default_algorithms()[kind].to_jwk(public))
         jwk.update({'kid': kid, 'alg': kind, 'use': 'sig'})
         self.jwks = {'keys': [jwk]}
         return self.jwks

@@ -1200,7 +1200,7 @@ impl Config {
 pub const DEFAULT_ROUTE: &str = "default";
 
 /// Path segments that name an A2A path below a route, which a tenant cannot be.
-const NOT_TENANTS: [&str; 6] = [
+pub const NOT_TENANTS: [&str; 6] = [
     "tasks",
     "message",
     "card",

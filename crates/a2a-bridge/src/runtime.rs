@@ -140,6 +140,8 @@ impl Route {
 #[derive(Debug, Default)]
 pub struct RouteTable {
     routes: Vec<Route>,
+    /// Whether some route is a tenant route (and so some prefix a door).
+    doors: bool,
 }
 
 impl RouteTable {
@@ -153,7 +155,8 @@ impl RouteTable {
                 .cmp(&a.prefix.len())
                 .then(b.host.is_some().cmp(&a.host.is_some()))
         });
-        Self { routes }
+        let doors = routes.iter().any(|route| route.door.is_some());
+        Self { routes, doors }
     }
 
     /// The route a request with `host` (no port, any case) and `path` goes to.
@@ -179,6 +182,9 @@ impl RouteTable {
         request: &InboundRequest,
         picked: Option<&Route>,
     ) -> Option<Door<'_>> {
+        if !self.doors {
+            return None;
+        }
         let host = host.map(|h| strip_port(h).to_ascii_lowercase());
         let host = host.as_deref();
         let tenants = || {
@@ -245,17 +251,7 @@ impl RouteTable {
             .split('/')
             .next()
             .unwrap_or_default();
-        if first.contains(':')
-            || [
-                "tasks",
-                "message",
-                "card",
-                "extendedAgentCard",
-                "v1",
-                ".well-known",
-            ]
-            .contains(&first)
-        {
+        if first.contains(':') || crate::config::NOT_TENANTS.contains(&first) {
             return None;
         }
         Some(Door::Unknown {

@@ -136,6 +136,14 @@ pub struct SendMessageParams {
     pub tenant: Option<String>,
 }
 
+impl SendMessageParams {
+    /// The A2A 1.1 `ifGenerationMatch` of the send's configuration, if it names one.
+    #[must_use]
+    pub fn if_generation_match(&self) -> Option<i64> {
+        self.configuration.as_ref()?.if_generation_match
+    }
+}
+
 /// How the agent should answer a send.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SendMessageConfig {

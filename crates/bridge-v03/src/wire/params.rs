@@ -226,10 +226,7 @@ pub(crate) fn encode_params(call: Call, losses: &mut Losses) -> Option<Vec<u8>> 
             losses.drop_if(params.tenant.is_some(), &root.field("tenant"));
             let config_at = root.field("configuration");
             losses.drop_if(
-                params
-                    .configuration
-                    .as_ref()
-                    .is_some_and(|c| c.if_generation_match.is_some()),
+                params.if_generation_match().is_some(),
                 &config_at.field("ifGenerationMatch"),
             );
             let size = crate::wire::message::parts_size(&params.message.parts) + 512;

@@ -118,10 +118,7 @@ fn send_request(params: SendMessageParams, losses: &mut Losses) -> proto::SendMe
     let root = Path::ROOT;
     let config_at = root.field("configuration");
     losses.drop_if(
-        params
-            .configuration
-            .as_ref()
-            .is_some_and(|c| c.if_generation_match.is_some()),
+        params.if_generation_match().is_some(),
         &config_at.field("ifGenerationMatch"),
     );
     proto::SendMessageRequest {
