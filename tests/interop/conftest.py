@@ -114,7 +114,9 @@ def free_port() -> int:
 def agent_argv(key: str) -> list[str]:
     """How the agent `key` names is started: a revision (`0.3`, `1.0`: the Python SDK's JSON-RPC
     agents), or a revision and a binding (`1.0-rest`: serving HTTP+JSON only); `js` before the
-    revision (`js0.3-grpc`) names the JS SDK's agent of that revision (`js/agent.mjs`)."""
+    revision (`js0.3-grpc`) names the JS SDK's agent of that revision (`js/agent.mjs`);
+    `~nopush` after it (`0.3~nopush`) an agent that declares and keeps no push notifications."""
+    key, _, flag = key.partition('~')
     revision, _, binding = key.partition('-')
     if revision.startswith('js'):
         argv = ['node', str(JS_AGENT_SCRIPT), '--sdk', revision.removeprefix('js'), '--port', '0']
@@ -122,6 +124,8 @@ def agent_argv(key: str) -> list[str]:
         argv = [str(PYTHON[revision]), str(AGENT_SCRIPT[revision]), '--port', '0']
     if binding:
         argv += ['--binding', binding]
+    if flag == 'nopush':
+        argv.append('--no-push')
     return argv
 
 

@@ -113,6 +113,9 @@ pub struct PushSection {
     /// How long a pending delivery stays leased to an instance between renewals.
     #[serde(deserialize_with = "duration")]
     pub lease: Duration,
+    /// Whether the bridge answers push configs itself and follows the task for its
+    /// subscribers on every route whose agent's card declares no push notifications.
+    pub emulate: bool,
 }
 
 impl Default for PushSection {
@@ -125,6 +128,7 @@ impl Default for PushSection {
             queue: d.queue,
             timeout: d.timeout,
             lease: d.lease,
+            emulate: false,
         }
     }
 }
@@ -1156,6 +1160,7 @@ impl Config {
             card_view: self.card.view,
             bindings: self.serve.bindings.clone(),
             grpc_url: None,
+            push_emulate: self.push.emulate,
             tenant: None,
             negotiation: Negotiation {
                 require_version_header: self.negotiation.require_version_header,

@@ -894,7 +894,8 @@ impl Wiring {
                 .with_observer(metrics.observer(&config.name))
                 .with_stream_counter(Arc::clone(&streams))
                 .with_store(Arc::clone(&store))
-                .with_pusher(Arc::clone(&pusher) as Arc<dyn bridge_app::push::Pusher>);
+                .with_pusher(Arc::clone(&pusher) as Arc<dyn bridge_app::push::Pusher>)
+                .with_background(Arc::new(TokioBackground));
             let bridge = signed(bridge, signing_key.as_ref(), config)?;
             let bridge = verifying(bridge, &resolved, trusted_keys.as_deref(), &upstream)?;
             table.push(Route {
@@ -1130,11 +1131,40 @@ pub async fn refresh_cards(gateway: Arc<Gateway>, name: String, wake: Arc<Notify
     }
 }
 
-/// The card refresh task of every route, started, woken and stopped as reloads change the
-/// routes.
+/// The work that outlives a call, on the Tokio runtime of the thread that starts it.
+#[derive(Debug)]
+struct TokioBackground;
+
+impl bridge_app::upstream::Background for TokioBackground {
+    fn spawn(&self, work: BoxFuture<'static, ()>) {
+        tokio::spawn(work);
+    }
+}
+
+/// Takes over, for route `name`, the tasks followed for push subscribers whose instance went
+/// away (`bridge_app::emulate::sweep`), as often as the sweep says. Returns when the route is
+/// no longer in the table.
+pub async fn sweep_watches(gateway: Arc<Gateway>, name: String) {
+    loop {
+        let Some(bridge) = gateway
+            .current()
+            .named(&name)
+            .map(|r| Arc::clone(&r.bridge))
+        else {
+            return;
+        };
+        let next = bridge_app::emulate::sweep(&bridge).await;
+        drop(bridge);
+        tokio::time::sleep(next).await;
+    }
+}
+
+/// The card refresh task and the watch sweeper of every route, started, woken and stopped as
+/// reloads change the routes.
 #[derive(Debug, Default)]
 pub struct Refreshers {
     tasks: BTreeMap<String, (tokio::task::JoinHandle<()>, Arc<Notify>)>,
+    sweepers: BTreeMap<String, tokio::task::JoinHandle<()>>,
 }
 
 impl Refreshers {
@@ -1149,7 +1179,17 @@ impl Refreshers {
             }
             keep
         });
+        self.sweepers.retain(|name, task| {
+            let keep = table.named(name).is_some();
+            if !keep {
+                task.abort();
+            }
+            keep
+        });
         for route in table.routes() {
+            self.sweepers.entry(route.name.clone()).or_insert_with(|| {
+                tokio::spawn(sweep_watches(Arc::clone(gateway), route.name.clone()))
+            });
             if let Some((_, wake)) = self.tasks.get(&route.name) {
                 if fresh.contains(&route.name) {
                     wake.notify_one();
@@ -1172,6 +1212,10 @@ impl Refreshers {
             task.abort();
         }
         self.tasks.clear();
+        for task in self.sweepers.values() {
+            task.abort();
+        }
+        self.sweepers.clear();
     }
 }
 

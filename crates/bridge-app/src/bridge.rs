@@ -40,6 +40,9 @@ pub struct Bridge {
     pub(crate) card_signer: Option<Arc<dyn crate::card::CardSigner>>,
     /// Checks the agent's card signatures before the card is used, when the route does.
     pub(crate) card_verifier: Option<Arc<dyn crate::card::CardVerifier>>,
+    /// Runs the tasks the bridge follows for push subscribers; without it, push is never
+    /// emulated.
+    pub(crate) background: Option<Arc<dyn crate::upstream::Background>>,
 }
 
 impl Bridge {
@@ -69,7 +72,16 @@ impl Bridge {
             core: None,
             card_signer: None,
             card_verifier: None,
+            background: None,
         }
+    }
+
+    /// Runs the work that outlives a call (the tasks followed for push subscribers when the
+    /// route emulates push, `push.emulate`) through `background`.
+    #[must_use]
+    pub fn with_background(mut self, background: Arc<dyn crate::upstream::Background>) -> Self {
+        self.background = Some(background);
+        self
     }
 
     /// Uses the agent's card only when `verifier` finds a signature of it that verifies
@@ -78,6 +90,13 @@ impl Bridge {
     pub fn with_card_verifier(mut self, verifier: Arc<dyn crate::card::CardVerifier>) -> Self {
         self.card_verifier = Some(verifier);
         self
+    }
+
+    /// Whether the route emulates push for the agent whose card is `card` (`push.emulate`):
+    /// the card it serves then declares push notifications.
+    #[must_use]
+    pub fn emulates_push(&self, card: &CachedCard) -> bool {
+        crate::emulate::emulated(self, card)
     }
 
     /// Why the agent's card is not in use, when the last attempt to read it failed.

@@ -101,6 +101,9 @@ pub struct Context {
     pub agent_tenant: Option<String>,
     /// Whose tasks this call may list (`crate::store`).
     pub scope: String,
+    /// Whether the bridge keeps this call's push configs itself, the agent having no push
+    /// (`crate::emulate`).
+    pub push_emulated: bool,
 }
 
 impl Context {

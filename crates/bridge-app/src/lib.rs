@@ -18,6 +18,7 @@ pub mod call;
 pub mod card;
 pub mod codec;
 pub mod delivery;
+pub mod emulate;
 pub mod headers;
 mod index;
 pub mod list;

@@ -47,7 +47,7 @@ pub const NOTIFICATION_TOKEN: http::HeaderName =
     http::HeaderName::from_static("x-a2a-notification-token");
 
 /// A fresh secret: 244 random bits, URL-safe.
-fn secret() -> String {
+pub(crate) fn secret() -> String {
     format!(
         "{}{}",
         uuid::Uuid::new_v4().simple(),
@@ -91,13 +91,7 @@ pub(crate) async fn register(
     context: &Context,
     config: &TaskPushConfig,
 ) -> Result<TaskPushConfig, RpcError> {
-    let url = config.url.clone();
-    if let Err(why) = bridge.pusher.check(&url).await {
-        return Err(RpcError::new(
-            ErrorCode::InvalidParams,
-            format!("the push notification URL {url} is refused: {why}"),
-        ));
-    }
+    checked(bridge, &config.url).await?;
     let registration = Registration {
         secret: secret(),
         agent_token: secret(),
@@ -117,6 +111,20 @@ pub(crate) async fn register(
         token: Some(registration.agent_token),
         authentication: None,
         tenant: config.tenant.clone(),
+    })
+}
+
+/// Checks a subscriber's URL against the webhook-target guard.
+///
+/// # Errors
+///
+/// `InvalidParams` saying why the URL is refused.
+pub(crate) async fn checked(bridge: &Bridge, url: &str) -> Result<(), RpcError> {
+    bridge.pusher.check(url).await.map_err(|why| {
+        RpcError::new(
+            ErrorCode::InvalidParams,
+            format!("the push notification URL {url} is refused: {why}"),
+        )
     })
 }
 
@@ -294,51 +302,61 @@ pub async fn receive(
         Ok(body) => body,
         Err((outcome, status, message)) => return refused(bridge, outcome, status, &message),
     };
+    match queue(bridge, &registration, body.0, body.1).await {
+        Ok(()) => {
+            bridge.ports.observer.push_received(Received::Queued);
+            plain(StatusCode::OK, "queued")
+        }
+        Err((outcome, status, message)) => refused(bridge, outcome, status, &message),
+    }
+}
+
+/// Queues `body` (in the subscriber's revision, about `task_id`) for the subscriber of
+/// `registration`: pending in the store first, so that if this instance goes away another one
+/// takes the delivery over once its lease runs out, then in the pusher's queue.
+pub(crate) async fn queue(
+    bridge: &Bridge,
+    registration: &Registration,
+    body: Bytes,
+    task_id: String,
+) -> Result<(), Refusal> {
     let delivery = Delivery {
         id: uuid::Uuid::new_v4().to_string(),
         url: registration.config.url.clone(),
-        headers: subscriber_headers(&registration),
-        body: body.0,
-        task_id: body.1,
+        headers: subscriber_headers(registration),
+        body,
+        task_id,
     };
-    // Pending in the store before the agent is answered: if this instance goes away, another
-    // one takes the delivery over once its lease runs out.
     let Some(pending) = pending_of(&delivery) else {
-        return refused(
-            bridge,
+        return Err((
             Received::BadBody,
             StatusCode::BAD_REQUEST,
-            "the delivery's body is not UTF-8 JSON",
-        );
+            "the delivery's body is not UTF-8 JSON".to_owned(),
+        ));
     };
     if let Err(error) = bridge
         .store
         .put_pending(&pending, bridge.pusher.lease())
         .await
     {
-        return refused(
-            bridge,
+        return Err((
             Received::Unavailable,
             StatusCode::SERVICE_UNAVAILABLE,
-            &error.to_string(),
-        );
+            error.to_string(),
+        ));
     }
     let id = delivery.id.clone();
     match bridge.pusher.enqueue(delivery) {
-        Ok(()) => {
-            bridge.ports.observer.push_received(Received::Queued);
-            plain(StatusCode::OK, "queued")
-        }
+        Ok(()) => Ok(()),
         Err(error) => {
             if let Err(error) = bridge.store.drop_pending(&id).await {
                 tracing::warn!(%error, "a refused delivery could not be forgotten; it will be retried");
             }
-            refused(
-                bridge,
+            Err((
                 Received::Unavailable,
                 StatusCode::SERVICE_UNAVAILABLE,
-                &error.to_string(),
-            )
+                error.to_string(),
+            ))
         }
     }
 }
@@ -386,7 +404,7 @@ pub fn delivery_of(pending: &crate::store::Pending) -> Delivery {
     }
 }
 
-type Refusal = (Received, StatusCode, String);
+pub(crate) type Refusal = (Received, StatusCode, String);
 
 /// The delivery's body in the subscriber's revision, and the task it is about.
 async fn translated(
@@ -472,7 +490,7 @@ async fn translated(
 /// The headers a subscriber gets, in its revision's form: the token in
 /// `X-A2A-Notification-Token`, the authentication in `Authorization: <scheme> <credentials>`,
 /// and `A2A-Version` for 1.0.
-fn subscriber_headers(registration: &Registration) -> HeaderMap {
+pub(crate) fn subscriber_headers(registration: &Registration) -> HeaderMap {
     let config = &registration.config;
     let mut headers = HeaderMap::new();
     // A 1.0 delivery is `application/a2a+json` (1.0.1 §4.3.3), a 0.3 one `application/json`.

@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use bridge_ir::{
     Call, ErrorCode, ListTasksParams, ListTasksResult, Reply, Revision, RpcError, SendResult, Task,
+    TaskPushConfig,
 };
 use futures_util::future::BoxFuture;
 use http::{HeaderMap, StatusCode};
@@ -144,17 +145,18 @@ async fn validated(
         agent,
         call_url,
         agent_tenant: card.as_ref().and_then(|c| c.tenant.clone()),
+        push_emulated: card
+            .as_ref()
+            .is_some_and(|c| crate::emulate::emulated(bridge, c)),
     };
     if let Some(error) = foreign_tenant(&bridge.ports.settings, &call) {
         return refuse(&bridge.ports, &context, error);
     }
+    // Push the bridge emulates is push the agent has.
+    let mut checks = bridge.ports.settings.validation;
+    checks.push_notifications &= !context.push_emulated;
     if let Some(card) = &card
-        && let Err(error) = validate::check_call(
-            &call,
-            &card.card,
-            bridge.ports.settings.validation,
-            context.caller,
-        )
+        && let Err(error) = validate::check_call(&call, &card.card, checks, context.caller)
     {
         return refuse(&bridge.ports, &context, error);
     }
@@ -172,6 +174,7 @@ pub(crate) async fn dispatch(
     mut call: Call,
 ) -> InboundResponse {
     let toward_0_3 = context.upstream == Revision::V0_3;
+    let mut emulated_push = None;
     if toward_0_3 && let Call::ListTasks(params) = &call {
         let outcome = Box::pin(list_tasks(bridge, &context, params))
             .await
@@ -179,31 +182,10 @@ pub(crate) async fn dispatch(
         return respond(&bridge.ports, &context, outcome, &HeaderMap::new());
     }
     if let Call::SendMessage(params) | Call::SendStreamingMessage(params) = &mut call {
-        if params.message.message_id.is_empty() {
-            params.message.message_id = uuid::Uuid::new_v4().to_string();
-        }
-        if toward_0_3
-            && context.caller == Revision::V1_0
-            && let Some(task_id) = params.message.task_id.clone()
-            && let Err(error) = Box::pin(refuse_terminal(
-                bridge,
-                &context,
-                &task_id,
-                params.message.context_id.as_deref(),
-            ))
-            .await
-        {
-            return refuse(&bridge.ports, &context, error);
-        }
-        if let Some(config) = params
-            .configuration
-            .as_mut()
-            .and_then(|c| c.push_config.as_mut())
-        {
-            match Box::pin(crate::push::register(bridge, &context, config)).await {
-                Ok(agent_side) => *config = agent_side,
-                Err(error) => return refuse(&bridge.ports, &context, error),
-            }
+        // Not boxed: what the message may need beyond a minted id is boxed inside it.
+        match prepare_send(bridge, &context, params).await {
+            Ok(kept) => emulated_push = kept,
+            Err(error) => return refuse(&bridge.ports, &context, error),
         }
     }
     let strip_history = toward_0_3 && requests_no_history(&call);
@@ -218,11 +200,29 @@ pub(crate) async fn dispatch(
                 Ok(task) if task.status.state.is_terminal() => {
                     refuse(&bridge.ports, &context, terminal_refusal(&task_id, &task))
                 }
-                Ok(task) => Box::pin(crate::stream::open(bridge, context, call, Some(task))).await,
+                Ok(task) => {
+                    Box::pin(crate::stream::open(bridge, context, call, Some(task), None)).await
+                }
             }
         }
         Call::SendStreamingMessage(_) | Call::SubscribeToTask(_) => {
-            Box::pin(crate::stream::open(bridge, context, call, None)).await
+            Box::pin(crate::stream::open(
+                bridge,
+                context,
+                call,
+                None,
+                emulated_push,
+            ))
+            .await
+        }
+        call @ (Call::CreatePushConfig(_)
+        | Call::GetPushConfig(_)
+        | Call::ListPushConfigs(_)
+        | Call::DeletePushConfig(_))
+            if context.push_emulated =>
+        {
+            let outcome = Box::pin(crate::emulate::configs(bridge, &context, call)).await;
+            respond(&bridge.ports, &context, outcome, &HeaderMap::new())
         }
         call => {
             let mut forget = None;
@@ -250,6 +250,16 @@ pub(crate) async fn dispatch(
             if toward_0_3 && let Ok(reply) = &outcome {
                 index_reply(bridge, &context, reply).await;
             }
+            if let (Some(config), Ok(Reply::Send(SendResult::Task(task)))) =
+                (emulated_push, &outcome)
+                && let Err(error) = Box::pin(crate::emulate::subscribe(
+                    bridge, &context, config, &task.id,
+                ))
+                .await
+            {
+                // The message was taken: its answer goes out, the config's loss is logged.
+                tracing::warn!(task = %task.id, error = %error.message, "the push config of a message could not be kept");
+            }
             let outcome = match outcome {
                 Ok(Reply::Empty) => {
                     if let Some(secret) = forget {
@@ -266,6 +276,44 @@ pub(crate) async fn dispatch(
             respond(&bridge.ports, &context, outcome, &headers)
         }
     }
+}
+
+/// A message before it goes to the agent: its `messageId` minted when missing; toward a 0.3
+/// agent from a 1.0 caller, refused when its task is finished or of another conversation; its
+/// push config registered (the agent given the bridge's webhook), or taken out and returned
+/// when the bridge emulates push (kept once the agent's answer names the task).
+async fn prepare_send(
+    bridge: &Arc<Bridge>,
+    context: &Context,
+    params: &mut bridge_ir::SendMessageParams,
+) -> Result<Option<TaskPushConfig>, RpcError> {
+    if params.message.message_id.is_empty() {
+        params.message.message_id = uuid::Uuid::new_v4().to_string();
+    }
+    if context.upstream == Revision::V0_3
+        && context.caller == Revision::V1_0
+        && let Some(task_id) = params.message.task_id.clone()
+    {
+        Box::pin(refuse_terminal(
+            bridge,
+            context,
+            &task_id,
+            params.message.context_id.as_deref(),
+        ))
+        .await?;
+    }
+    let configuration = params.configuration.as_mut();
+    if context.push_emulated {
+        let Some(config) = configuration.and_then(|c| c.push_config.take()) else {
+            return Ok(None);
+        };
+        Box::pin(crate::push::checked(bridge, &config.url)).await?;
+        return Ok(Some(config));
+    }
+    if let Some(config) = configuration.and_then(|c| c.push_config.as_mut()) {
+        *config = Box::pin(crate::push::register(bridge, context, config)).await?;
+    }
+    Ok(None)
 }
 
 /// `ListTasks` toward a 0.3 agent, from the task index (`crate::list`): the page of the
@@ -361,6 +409,9 @@ pub(crate) fn shape_reply(
                 bridge.ports.settings.tenant.as_deref(),
             );
             let mut card = presented.value;
+            if context.push_emulated {
+                card.capabilities.push_notifications = Some(true);
+            }
             // A 1.0 caller's extended card is signed as its public card is; 0.3 defines no
             // signature scheme.
             if context.caller == Revision::V1_0

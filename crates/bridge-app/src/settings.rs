@@ -40,6 +40,10 @@ pub struct Settings {
     /// The gRPC target (`host:port`) the card names for the gRPC interfaces, when the bridge
     /// serves gRPC.
     pub grpc_url: Option<String>,
+    /// Whether the bridge answers push configs itself and follows the task for its subscribers
+    /// when the agent's card declares no push notifications (`push.emulate`, see
+    /// `crate::emulate`).
+    pub push_emulate: bool,
 }
 
 /// Which card a caller that sends no `A2A-Version` header gets (see [`crate::card`]).
@@ -220,6 +224,7 @@ impl Settings {
             card_view: CardView::Dual,
             bindings: vec![Binding::JsonRpc, Binding::HttpJson],
             grpc_url: None,
+            push_emulate: false,
             tenant: None,
             negotiation: Negotiation {
                 require_version_header: false,

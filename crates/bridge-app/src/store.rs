@@ -2,7 +2,7 @@
 //! instances pointed at one shared store behave as one bridge. Nothing else in the application
 //! keeps state a second instance would need.
 //!
-//! Today it holds the task index, which lets the bridge answer `ListTasks` for an agent whose
+//! It holds the task index, which lets the bridge answer `ListTasks` for an agent whose
 //! revision (0.3) has no task listing: every task the bridge sees pass toward such an agent
 //! (send results, task reads, cancels, stream events) is recorded with its conversation, state
 //! and status time under the scope of the caller that touched it.
@@ -19,7 +19,7 @@
 //! [`MemoryStore`], the default: in-process, bounded (the oldest entries of a scope go first)
 //! and with an expiry per entry. A shared adapter (Redis) implements the same trait.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -56,6 +56,37 @@ impl Pending {
     }
 
     /// A delivery read back from [`Pending::to_json`]; `None` for anything else.
+    #[must_use]
+    pub fn from_json(text: &str) -> Option<Self> {
+        serde_json::from_str(text).ok()
+    }
+}
+
+/// A task the bridge follows for the push configs registered on it, when the agent has no push
+/// of its own (`crate::emulate`): leased to the instance following it, taken over by another
+/// when the lease runs out.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Watch {
+    /// Unique per scope and task.
+    pub id: String,
+    /// The task followed.
+    pub task_id: String,
+    /// The scope whose registrations are delivered to.
+    pub scope: String,
+    /// What the subscribers were last told: a digest of the task's status under `status`, and
+    /// of each artifact under its id. Empty until the first delivery.
+    #[serde(default)]
+    pub seen: BTreeMap<String, String>,
+}
+
+impl Watch {
+    /// The watch as the JSON a shared store keeps.
+    #[must_use]
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// A watch read back from [`Watch::to_json`]; `None` for anything else.
     #[must_use]
     pub fn from_json(text: &str) -> Option<Self> {
         serde_json::from_str(text).ok()
@@ -117,6 +148,45 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// Forgets the push registration with this secret.
     fn drop_registration(&self, secret: &str) -> BoxFuture<'_, Result<(), StoreError>>;
 
+    /// Every push registration of `scope` made for `task_id` (those made inside a message's
+    /// configuration, which name no task, are not among them).
+    fn registrations_for(
+        &self,
+        scope: &str,
+        task_id: &str,
+    ) -> BoxFuture<'_, Result<Vec<Registration>, StoreError>>;
+
+    /// Starts following a task: keeps `watch` leased to `owner` for `lease` from now, unless a
+    /// watch with its id is already kept (followed, or waiting to be taken over). Whether it
+    /// was started.
+    fn start_watch(
+        &self,
+        watch: &Watch,
+        owner: &str,
+        lease: Duration,
+    ) -> BoxFuture<'_, Result<bool, StoreError>>;
+
+    /// Keeps `watch` (what it has seen) and extends its lease to `lease` from now, when `owner`
+    /// still holds it; whether it does (another instance may have taken it over).
+    fn renew_watch(
+        &self,
+        watch: &Watch,
+        owner: &str,
+        lease: Duration,
+    ) -> BoxFuture<'_, Result<bool, StoreError>>;
+
+    /// Takes over at most `max` watches whose lease ran out (their instance went away), leasing
+    /// them to `owner` for `lease` from now.
+    fn claim_watches(
+        &self,
+        owner: &str,
+        lease: Duration,
+        max: usize,
+    ) -> BoxFuture<'_, Result<Vec<Watch>, StoreError>>;
+
+    /// Forgets a watch whose task ended, when `owner` holds it.
+    fn drop_watch(&self, id: &str, owner: &str) -> BoxFuture<'_, Result<(), StoreError>>;
+
     /// Keeps a delivery the bridge accepted from the agent until it is finished, leased to the
     /// instance delivering it for `lease` from now.
     fn put_pending(
@@ -159,8 +229,42 @@ struct Scope {
     order: BTreeMap<u64, String>,
 }
 
-/// Push registrations by secret, with when each was made or last read.
-type Registrations = HashMap<String, (Registration, Instant)>;
+/// Push registrations by secret, with when each was made or last read, and the secrets of
+/// each scope's registrations by task.
+#[derive(Debug, Default)]
+struct Registrations {
+    by_secret: HashMap<String, (Registration, Instant)>,
+    by_task: HashMap<(String, String), BTreeSet<String>>,
+}
+
+impl Registrations {
+    fn remove(&mut self, secret: &str) {
+        if let Some((registration, _)) = self.by_secret.remove(secret) {
+            let key = (registration.scope, registration.config.task_id);
+            if let Some(secrets) = self.by_task.get_mut(&key) {
+                secrets.remove(secret);
+                if secrets.is_empty() {
+                    self.by_task.remove(&key);
+                }
+            }
+        }
+    }
+
+    fn expire(&mut self, ttl: Duration, now: Instant) {
+        let expired: Vec<String> = self
+            .by_secret
+            .iter()
+            .filter(|(_, (_, at))| now.duration_since(*at) >= ttl)
+            .map(|(secret, _)| secret.clone())
+            .collect();
+        for secret in expired {
+            self.remove(&secret);
+        }
+    }
+}
+
+/// Watches by id, with their owner and the end of their lease (Unix milliseconds).
+type Watches = HashMap<String, (Watch, String, u64)>;
 
 /// The in-process store: bounded per scope (the least recently recorded task goes first),
 /// entries expire.
@@ -169,6 +273,7 @@ pub struct MemoryStore {
     scopes: Mutex<(HashMap<String, Scope>, u64)>,
     registrations: Mutex<Registrations>,
     pending: Mutex<HashMap<String, (Pending, u64)>>,
+    watches: Mutex<Watches>,
     per_scope: usize,
     ttl: Duration,
 }
@@ -187,8 +292,9 @@ impl MemoryStore {
     pub fn new(per_scope: usize, ttl: Duration) -> Self {
         Self {
             scopes: Mutex::new((HashMap::new(), 0)),
-            registrations: Mutex::new(HashMap::new()),
+            registrations: Mutex::new(Registrations::default()),
             pending: Mutex::new(HashMap::new()),
+            watches: Mutex::new(HashMap::new()),
             per_scope: per_scope.max(1),
             ttl,
         }
@@ -304,15 +410,26 @@ impl Store for MemoryStore {
     ) -> BoxFuture<'_, Result<(), StoreError>> {
         let now = Instant::now();
         let result = self.registrations().map(|mut kept| {
-            if kept.len() >= MAX_REGISTRATIONS {
-                kept.retain(|_, (_, at)| now.duration_since(*at) < self.ttl);
+            if kept.by_secret.len() >= MAX_REGISTRATIONS {
+                kept.expire(self.ttl, now);
             }
-            if kept.len() >= MAX_REGISTRATIONS {
+            if kept.by_secret.len() >= MAX_REGISTRATIONS {
                 return Err(StoreError::Unavailable(format!(
                     "the in-process store holds its maximum of {MAX_REGISTRATIONS} push registrations"
                 )));
             }
-            kept.insert(registration.secret.clone(), (registration.clone(), now));
+            kept.remove(&registration.secret);
+            if !registration.config.task_id.is_empty() {
+                kept.by_task
+                    .entry((
+                        registration.scope.clone(),
+                        registration.config.task_id.clone(),
+                    ))
+                    .or_default()
+                    .insert(registration.secret.clone());
+            }
+            kept.by_secret
+                .insert(registration.secret.clone(), (registration.clone(), now));
             Ok(())
         });
         Box::pin(async move { result? })
@@ -325,7 +442,7 @@ impl Store for MemoryStore {
         let now = Instant::now();
         let result = self
             .registrations()
-            .map(|mut kept| match kept.get_mut(secret) {
+            .map(|mut kept| match kept.by_secret.get_mut(secret) {
                 Some((_, at)) if now.duration_since(*at) >= self.ttl => {
                     kept.remove(secret);
                     None
@@ -340,8 +457,91 @@ impl Store for MemoryStore {
     }
 
     fn drop_registration(&self, secret: &str) -> BoxFuture<'_, Result<(), StoreError>> {
-        let result = self.registrations().map(|mut kept| {
-            kept.remove(secret);
+        let result = self.registrations().map(|mut kept| kept.remove(secret));
+        Box::pin(async move { result })
+    }
+
+    fn registrations_for(
+        &self,
+        scope: &str,
+        task_id: &str,
+    ) -> BoxFuture<'_, Result<Vec<Registration>, StoreError>> {
+        let now = Instant::now();
+        let result = self.registrations().map(|kept| {
+            kept.by_task
+                .get(&(scope.to_owned(), task_id.to_owned()))
+                .into_iter()
+                .flatten()
+                .filter_map(|secret| kept.by_secret.get(secret))
+                .filter(|(_, at)| now.duration_since(*at) < self.ttl)
+                .map(|(registration, _)| registration.clone())
+                .collect()
+        });
+        Box::pin(async move { result })
+    }
+
+    fn start_watch(
+        &self,
+        watch: &Watch,
+        owner: &str,
+        lease: Duration,
+    ) -> BoxFuture<'_, Result<bool, StoreError>> {
+        let until = lease_until(lease);
+        let result = self.watches_locked(|kept| {
+            if kept.contains_key(&watch.id) {
+                return false;
+            }
+            kept.insert(watch.id.clone(), (watch.clone(), owner.to_owned(), until));
+            true
+        });
+        Box::pin(async move { result })
+    }
+
+    fn renew_watch(
+        &self,
+        watch: &Watch,
+        owner: &str,
+        lease: Duration,
+    ) -> BoxFuture<'_, Result<bool, StoreError>> {
+        let until = lease_until(lease);
+        let result = self.watches_locked(|kept| match kept.get_mut(&watch.id) {
+            Some((kept, held_by, at)) if held_by == owner => {
+                kept.clone_from(watch);
+                *at = until;
+                true
+            }
+            _ => false,
+        });
+        Box::pin(async move { result })
+    }
+
+    fn claim_watches(
+        &self,
+        owner: &str,
+        lease: Duration,
+        max: usize,
+    ) -> BoxFuture<'_, Result<Vec<Watch>, StoreError>> {
+        let now = now_ms();
+        let until = lease_until(lease);
+        let result = self.watches_locked(|kept| {
+            kept.values_mut()
+                .filter(|(_, _, at)| *at <= now)
+                .take(max)
+                .map(|(watch, held_by, at)| {
+                    owner.clone_into(held_by);
+                    *at = until;
+                    watch.clone()
+                })
+                .collect()
+        });
+        Box::pin(async move { result })
+    }
+
+    fn drop_watch(&self, id: &str, owner: &str) -> BoxFuture<'_, Result<(), StoreError>> {
+        let result = self.watches_locked(|kept| {
+            if kept.get(id).is_some_and(|(_, held_by, _)| held_by == owner) {
+                kept.remove(id);
+            }
         });
         Box::pin(async move { result })
     }
@@ -417,6 +617,14 @@ impl MemoryStore {
     ) -> Result<T, StoreError> {
         let mut kept = self
             .pending
+            .lock()
+            .map_err(|_| StoreError::Unavailable("the in-process store is poisoned".into()))?;
+        Ok(f(&mut kept))
+    }
+
+    fn watches_locked<T>(&self, f: impl FnOnce(&mut Watches) -> T) -> Result<T, StoreError> {
+        let mut kept = self
+            .watches
             .lock()
             .map_err(|_| StoreError::Unavailable("the in-process store is poisoned".into()))?;
         Ok(f(&mut kept))
@@ -506,6 +714,95 @@ mod tests {
         block(store.drop_pending("early")).unwrap();
         let claimed = block(store.claim_pending(Duration::from_mins(1), 10)).unwrap();
         assert_eq!(claimed, [pending("held", 0)]);
+    }
+
+    fn registration(secret: &str, scope: &str, task: &str) -> Registration {
+        Registration {
+            secret: secret.into(),
+            agent_token: "a".into(),
+            subscriber: bridge_ir::Revision::V1_0,
+            scope: scope.into(),
+            config: bridge_ir::TaskPushConfig {
+                task_id: task.into(),
+                id: Some(secret.into()),
+                url: "https://hooks.example/in".into(),
+                token: None,
+                authentication: None,
+                tenant: None,
+            },
+        }
+    }
+
+    #[test]
+    fn registrations_are_found_by_scope_and_task_until_dropped() {
+        let store = MemoryStore::default();
+        for (secret, scope, task) in [
+            ("r1", "a", "t-1"),
+            ("r2", "a", "t-1"),
+            ("r3", "b", "t-1"),
+            ("r4", "a", ""),
+        ] {
+            block(store.put_registration(&registration(secret, scope, task))).unwrap();
+        }
+        let secrets = |scope: &str, task: &str| {
+            let mut found: Vec<String> = block(store.registrations_for(scope, task))
+                .unwrap()
+                .into_iter()
+                .map(|r| r.secret)
+                .collect();
+            found.sort();
+            found
+        };
+        assert_eq!(secrets("a", "t-1"), ["r1", "r2"]);
+        assert_eq!(secrets("b", "t-1"), ["r3"]);
+        assert!(
+            secrets("a", "").is_empty(),
+            "a config without a task is found by its secret only"
+        );
+        block(store.drop_registration("r1")).unwrap();
+        assert_eq!(secrets("a", "t-1"), ["r2"]);
+        // Put again under another task: found there only.
+        block(store.put_registration(&registration("r2", "a", "t-2"))).unwrap();
+        assert!(secrets("a", "t-1").is_empty());
+        assert_eq!(secrets("a", "t-2"), ["r2"]);
+    }
+
+    #[test]
+    fn a_watch_has_one_owner_until_its_lease_runs_out() {
+        let store = MemoryStore::default();
+        let mut watch = Watch {
+            id: "w".into(),
+            task_id: "t-1".into(),
+            scope: "a".into(),
+            seen: BTreeMap::new(),
+        };
+        let minute = Duration::from_mins(1);
+        assert!(block(store.start_watch(&watch, "one", minute)).unwrap());
+        assert!(
+            !block(store.start_watch(&watch, "two", minute)).unwrap(),
+            "started twice"
+        );
+        assert!(
+            block(store.claim_watches("two", minute, 10))
+                .unwrap()
+                .is_empty()
+        );
+        watch.seen.insert("status".into(), "d".into());
+        assert!(block(store.renew_watch(&watch, "one", Duration::ZERO)).unwrap());
+        assert!(!block(store.renew_watch(&watch, "two", minute)).unwrap());
+        // The lease ran out: another owner claims it, with what it had seen; the old one is out.
+        let claimed = block(store.claim_watches("two", minute, 10)).unwrap();
+        assert_eq!(claimed, [watch.clone()]);
+        assert!(!block(store.renew_watch(&watch, "one", minute)).unwrap());
+        block(store.drop_watch("w", "one")).unwrap();
+        assert!(
+            block(store.renew_watch(&watch, "two", minute)).unwrap(),
+            "dropped by a non-owner"
+        );
+        block(store.drop_watch("w", "two")).unwrap();
+        assert!(block(store.start_watch(&watch, "three", minute)).unwrap());
+        assert_eq!(Watch::from_json(&watch.to_json()).unwrap(), watch);
+        assert!(Watch::from_json("{}").is_none());
     }
 
     #[test]

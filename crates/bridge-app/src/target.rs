@@ -49,6 +49,15 @@ pub(crate) async fn context_for_agent(
     bridge: &Bridge,
     registration: &crate::delivery::Registration,
 ) -> Result<Context, RpcError> {
+    context_for(bridge, registration.subscriber, registration.scope.clone()).await
+}
+
+/// The context of the bridge's own calls to the agent for callers of `revision` in `scope`.
+pub(crate) async fn context_for(
+    bridge: &Bridge,
+    revision: Revision,
+    scope: String,
+) -> Result<Context, RpcError> {
     let (upstream, upstream_binding, call_url, card) =
         upstream_target(bridge).await.map_err(|why| {
             RpcError::new(
@@ -58,7 +67,7 @@ pub(crate) async fn context_for_agent(
         })?;
     Ok(Context {
         id: RequestId::String(uuid::Uuid::new_v4().to_string()),
-        caller: registration.subscriber,
+        caller: revision,
         form: &crate::answer::OwnCalls,
         method: Method::GetTask,
         caller_headers: HeaderMap::new(),
@@ -66,6 +75,7 @@ pub(crate) async fn context_for_agent(
         agent: bridge.agent_form(upstream_binding)?,
         call_url,
         agent_tenant: card.and_then(|c| c.tenant.clone()),
-        scope: registration.scope.clone(),
+        scope,
+        push_emulated: false,
     })
 }

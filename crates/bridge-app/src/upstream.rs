@@ -106,6 +106,13 @@ pub trait Upstream: Send + Sync + std::fmt::Debug {
     fn wait(&self, period: Duration) -> BoxFuture<'static, ()>;
 }
 
+/// Runs work that outlives the call that started it: a task the bridge follows for its push
+/// subscribers (`crate::emulate`). The adapter owns the runtime, as it owns every timer.
+pub trait Background: Send + Sync + std::fmt::Debug {
+    /// Runs `work` to its end, apart from any call.
+    fn spawn(&self, work: BoxFuture<'static, ()>);
+}
+
 /// One call toward an agent that speaks gRPC: the rpc already chosen, its request message
 /// already written by the revision's codec.
 #[derive(Debug, Clone)]

@@ -183,6 +183,10 @@ async fn serve_card(bridge: &Bridge, request: &InboundRequest) -> InboundRespons
         cached.revision,
         bridge.ports().settings.tenant.as_deref(),
     );
+    let mut presented = presented;
+    if bridge.emulates_push(&cached) {
+        presented.value.capabilities.push_notifications = Some(true);
+    }
     let mut served = match card::serve(presented.value, view, &bridge.ports().codecs) {
         Ok(served) => served,
         Err(why) => {

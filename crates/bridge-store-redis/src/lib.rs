@@ -13,7 +13,14 @@
 //! expiring `ttl` after it was made or last read. Pending deliveries: `pending`, a hash from
 //! delivery id to the delivery as JSON, and `leases`, a sorted set of delivery ids scored by the
 //! end of their lease (Unix milliseconds); a claim takes the expired ones and leases them anew
-//! in one script, so two instances never take the same one.
+//! in one script, so two instances never take the same one. Each scope's registrations for a
+//! task: `regs:<scope length>:<scope>:<task>`, a set of secrets (a secret whose registration
+//! expired is dropped from it when it is next read).
+//!
+//! Followed tasks (`bridge_app::emulate`): `watches`, a hash from watch id to the watch as JSON;
+//! `watch-owners`, from watch id to the follower holding it; `watch-leases`, a sorted set of
+//! watch ids scored by the end of their lease. Starting, renewing, claiming and dropping a watch
+//! are one script each, so a watch has one follower at a time.
 //!
 //! # Atomicity
 //!
@@ -32,7 +39,7 @@
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bridge_app::push::Registration;
-use bridge_app::store::{Pending, Store, StoreError, TaskEntry, now_ms, now_utc};
+use bridge_app::store::{Pending, Store, StoreError, TaskEntry, Watch, now_ms, now_utc};
 use bridge_ir::TaskState;
 use futures_util::future::BoxFuture;
 use redis::aio::MultiplexedConnection;
@@ -87,6 +94,46 @@ end
 return out
 ";
 
+const START_WATCH: &str = r"
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[4])
+redis.call('ZADD', KEYS[3], ARGV[3], ARGV[1])
+return 1
+";
+
+const RENEW_WATCH: &str = r"
+if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[4] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[3], ARGV[3], ARGV[1])
+return 1
+";
+
+const CLAIM_WATCHES: &str = r"
+local ids = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
+local out = {}
+for _, id in ipairs(ids) do
+  local v = redis.call('HGET', KEYS[1], id)
+  if v then
+    redis.call('ZADD', KEYS[3], ARGV[2], id)
+    redis.call('HSET', KEYS[2], id, ARGV[4])
+    table.insert(out, v)
+  else
+    redis.call('ZREM', KEYS[3], id)
+    redis.call('HDEL', KEYS[2], id)
+  end
+end
+return out
+";
+
+const DROP_WATCH: &str = r"
+if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
+return 1
+";
+
 const DROP_PENDING: &str = r"
 redis.call('HDEL', KEYS[1], ARGV[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
@@ -104,6 +151,10 @@ pub struct RedisStore {
     put_pending: redis::Script,
     claim_pending: redis::Script,
     drop_pending: redis::Script,
+    start_watch: redis::Script,
+    renew_watch: redis::Script,
+    claim_watches: redis::Script,
+    drop_watch: redis::Script,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -158,6 +209,10 @@ impl RedisStore {
             put_pending: redis::Script::new(PUT_PENDING),
             claim_pending: redis::Script::new(CLAIM_PENDING),
             drop_pending: redis::Script::new(DROP_PENDING),
+            start_watch: redis::Script::new(START_WATCH),
+            renew_watch: redis::Script::new(RENEW_WATCH),
+            claim_watches: redis::Script::new(CLAIM_WATCHES),
+            drop_watch: redis::Script::new(DROP_WATCH),
         })
     }
 
@@ -341,13 +396,30 @@ impl Store for RedisStore {
         &self,
         registration: &Registration,
     ) -> BoxFuture<'_, Result<(), StoreError>> {
-        let mut command = redis::cmd("SET");
-        command
-            .arg(self.registration_key(&registration.secret))
+        let mut set = redis::cmd("SET");
+        set.arg(self.registration_key(&registration.secret))
             .arg(registration.to_json())
             .arg("PX")
             .arg(self.ttl_ms());
-        Box::pin(async move { self.run::<()>(command).await })
+        let index = (!registration.config.task_id.is_empty())
+            .then(|| self.index_key(&registration.scope, &registration.config.task_id));
+        let secret = registration.secret.clone();
+        Box::pin(async move {
+            self.run::<()>(set).await?;
+            if let Some(index) = index {
+                let mut add = redis::pipe();
+                add.cmd("SADD")
+                    .arg(&index)
+                    .arg(&secret)
+                    .ignore()
+                    .cmd("PEXPIRE")
+                    .arg(&index)
+                    .arg(self.ttl_ms())
+                    .ignore();
+                self.pipeline(&add).await?;
+            }
+            Ok(())
+        })
     }
 
     fn registration(
@@ -366,9 +438,114 @@ impl Store for RedisStore {
     }
 
     fn drop_registration(&self, secret: &str) -> BoxFuture<'_, Result<(), StoreError>> {
-        let mut command = redis::cmd("DEL");
-        command.arg(self.registration_key(secret));
-        Box::pin(async move { self.run::<()>(command).await })
+        let key = self.registration_key(secret);
+        let secret = secret.to_owned();
+        Box::pin(async move {
+            let mut get = redis::cmd("GET");
+            get.arg(&key);
+            let known = self.run::<Option<String>>(get).await?;
+            if let Some(registration) = known.as_deref().and_then(Registration::from_json)
+                && !registration.config.task_id.is_empty()
+            {
+                let mut remove = redis::cmd("SREM");
+                remove
+                    .arg(self.index_key(&registration.scope, &registration.config.task_id))
+                    .arg(&secret);
+                self.run::<i64>(remove).await?;
+            }
+            let mut delete = redis::cmd("DEL");
+            delete.arg(&key);
+            self.run::<()>(delete).await
+        })
+    }
+
+    fn registrations_for(
+        &self,
+        scope: &str,
+        task_id: &str,
+    ) -> BoxFuture<'_, Result<Vec<Registration>, StoreError>> {
+        let index = self.index_key(scope, task_id);
+        Box::pin(async move {
+            let mut members = redis::cmd("SMEMBERS");
+            members.arg(&index);
+            let secrets: Vec<String> = self.run(members).await?;
+            if secrets.is_empty() {
+                return Ok(Vec::new());
+            }
+            let mut get = redis::cmd("MGET");
+            for secret in &secrets {
+                get.arg(self.registration_key(secret));
+            }
+            let texts: Vec<Option<String>> = self.run(get).await?;
+            let mut found = Vec::with_capacity(secrets.len());
+            let mut gone = Vec::new();
+            for (secret, text) in secrets.iter().zip(texts) {
+                match text.as_deref().and_then(Registration::from_json) {
+                    Some(registration) => found.push(registration),
+                    None => gone.push(secret),
+                }
+            }
+            if !gone.is_empty() {
+                let mut remove = redis::cmd("SREM");
+                remove.arg(&index).arg(gone);
+                self.run::<i64>(remove).await?;
+            }
+            Ok(found)
+        })
+    }
+
+    fn start_watch(
+        &self,
+        watch: &Watch,
+        owner: &str,
+        lease: Duration,
+    ) -> BoxFuture<'_, Result<bool, StoreError>> {
+        let mut invocation = self.watch_invocation(&self.start_watch);
+        invocation
+            .arg(&watch.id)
+            .arg(watch.to_json())
+            .arg(until(lease))
+            .arg(owner);
+        Box::pin(async move { Ok(self.invoke::<i64>(&invocation).await? == 1) })
+    }
+
+    fn renew_watch(
+        &self,
+        watch: &Watch,
+        owner: &str,
+        lease: Duration,
+    ) -> BoxFuture<'_, Result<bool, StoreError>> {
+        let mut invocation = self.watch_invocation(&self.renew_watch);
+        invocation
+            .arg(&watch.id)
+            .arg(watch.to_json())
+            .arg(until(lease))
+            .arg(owner);
+        Box::pin(async move { Ok(self.invoke::<i64>(&invocation).await? == 1) })
+    }
+
+    fn claim_watches(
+        &self,
+        owner: &str,
+        lease: Duration,
+        max: usize,
+    ) -> BoxFuture<'_, Result<Vec<Watch>, StoreError>> {
+        let mut invocation = self.watch_invocation(&self.claim_watches);
+        invocation
+            .arg(now_ms())
+            .arg(until(lease))
+            .arg(max.max(1))
+            .arg(owner);
+        Box::pin(async move {
+            let texts = self.invoke::<Vec<String>>(&invocation).await?;
+            Ok(texts.iter().filter_map(|t| Watch::from_json(t)).collect())
+        })
+    }
+
+    fn drop_watch(&self, id: &str, owner: &str) -> BoxFuture<'_, Result<(), StoreError>> {
+        let mut invocation = self.watch_invocation(&self.drop_watch);
+        invocation.arg(id).arg(owner);
+        Box::pin(async move { self.invoke::<i64>(&invocation).await.map(drop) })
     }
 
     fn put_pending(
@@ -451,6 +628,39 @@ impl RedisStore {
         u64::try_from(self.ttl.as_millis())
             .unwrap_or(u64::MAX)
             .max(1)
+    }
+
+    /// The set of the secrets of `scope`'s registrations for `task_id`.
+    fn index_key(&self, scope: &str, task_id: &str) -> String {
+        format!("{}regs:{}:{scope}:{task_id}", self.prefix, scope.len())
+    }
+
+    /// `script` invoked on the watch keys: the watches, their owners, their leases.
+    fn watch_invocation<'s>(&self, script: &'s redis::Script) -> redis::ScriptInvocation<'s> {
+        let mut invocation = script.key(format!("{}watches", self.prefix));
+        invocation
+            .key(format!("{}watch-owners", self.prefix))
+            .key(format!("{}watch-leases", self.prefix));
+        invocation
+    }
+
+    /// Runs a pipeline under the operation timeout (see [`Self::after_failure`]).
+    async fn pipeline(&self, pipeline: &redis::Pipeline) -> Result<(), StoreError> {
+        let (mut connection, mut fresh) = self.connection().await?;
+        loop {
+            let failure = match tokio::time::timeout(
+                OPERATION_TIMEOUT,
+                pipeline.query_async::<()>(&mut connection),
+            )
+            .await
+            {
+                Ok(Ok(())) => return Ok(()),
+                Ok(Err(e)) => Ok(e),
+                Err(elapsed) => Err(elapsed),
+            };
+            connection = self.after_failure(failure, fresh).await?;
+            fresh = true;
+        }
     }
 
     /// The pending deliveries (a hash by id) and their leases (a sorted set of lease ends).

@@ -441,3 +441,107 @@ async fn a_pending_delivery_is_claimed_by_one_instance_only_once_its_lease_runs_
     assert_eq!(ids, ["held", "later"]);
     assert!(two.claim_pending(minute, 1).await.unwrap().is_empty());
 }
+
+fn scoped_registration(secret: &str, scope: &str, task: &str) -> bridge_app::push::Registration {
+    bridge_app::push::Registration {
+        secret: secret.into(),
+        agent_token: "a".into(),
+        subscriber: bridge_ir::Revision::V0_3,
+        scope: scope.into(),
+        config: bridge_ir::TaskPushConfig {
+            task_id: task.into(),
+            id: Some(secret.into()),
+            url: "https://hooks.example/in".into(),
+            token: Some("t".into()),
+            authentication: None,
+            tenant: None,
+        },
+    }
+}
+
+#[tokio::test]
+async fn registrations_are_found_by_scope_and_task_on_every_instance() {
+    let redis = Redis::start();
+    let store =
+        |url: &str| RedisStore::new(url, "default", 1000, Duration::from_mins(10), None).unwrap();
+    let (one, two) = (store(&redis.url()), store(&redis.url()));
+    for (secret, scope, task) in [("r1", "a:b", "t"), ("r2", "a", "b:t"), ("r3", "a:b", "t")] {
+        one.put_registration(&scoped_registration(secret, scope, task))
+            .await
+            .unwrap();
+    }
+    let secrets = |found: Vec<bridge_app::push::Registration>| {
+        let mut secrets: Vec<String> = found.into_iter().map(|r| r.secret).collect();
+        secrets.sort();
+        secrets
+    };
+    // A scope and a task that read alike joined are told apart.
+    assert_eq!(
+        secrets(two.registrations_for("a:b", "t").await.unwrap()),
+        ["r1", "r3"]
+    );
+    assert_eq!(
+        secrets(two.registrations_for("a", "b:t").await.unwrap()),
+        ["r2"]
+    );
+    two.drop_registration("r1").await.unwrap();
+    assert_eq!(
+        secrets(one.registrations_for("a:b", "t").await.unwrap()),
+        ["r3"]
+    );
+    assert!(one.registration("r1").await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn a_watch_has_one_follower_and_passes_to_another_instance_when_its_lease_runs_out() {
+    let redis = Redis::start();
+    let store =
+        |url: &str| RedisStore::new(url, "default", 1000, Duration::from_mins(10), None).unwrap();
+    let (one, two) = (store(&redis.url()), store(&redis.url()));
+    let minute = Duration::from_mins(1);
+    let mut watch = bridge_app::store::Watch {
+        id: "w".into(),
+        task_id: "t-1".into(),
+        scope: "s".into(),
+        seen: std::collections::BTreeMap::new(),
+    };
+    assert!(one.start_watch(&watch, "one/a", minute).await.unwrap());
+    assert!(
+        !two.start_watch(&watch, "two/a", minute).await.unwrap(),
+        "started twice"
+    );
+    assert!(
+        two.claim_watches("two/a", minute, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    watch.seen.insert("status".into(), "digest".into());
+    assert!(
+        one.renew_watch(&watch, "one/a", Duration::ZERO)
+            .await
+            .unwrap()
+    );
+    assert!(!two.renew_watch(&watch, "two/a", minute).await.unwrap());
+    // Instance one went away: two claims the watch, with what one had seen.
+    let claimed = two.claim_watches("two/a", minute, 10).await.unwrap();
+    assert_eq!(claimed, [watch.clone()]);
+    assert!(
+        one.claim_watches("one/b", minute, 10)
+            .await
+            .unwrap()
+            .is_empty(),
+        "claimed once"
+    );
+    assert!(!one.renew_watch(&watch, "one/a", minute).await.unwrap());
+    one.drop_watch("w", "one/a").await.unwrap();
+    assert!(
+        two.renew_watch(&watch, "two/a", minute).await.unwrap(),
+        "dropped by a non-owner"
+    );
+    two.drop_watch("w", "two/a").await.unwrap();
+    assert!(
+        one.start_watch(&watch, "one/c", minute).await.unwrap(),
+        "a dropped watch starts again"
+    );
+}

@@ -48,6 +48,9 @@ from a2a.utils import new_agent_text_message
 
 import behaviour as b
 
+# Whether the agent declares and sends push notifications (`--no-push` turns them off).
+PUSH = True
+
 
 def text_part(text: str) -> Part:
     return Part(root=TextPart(text=text))
@@ -177,7 +180,7 @@ def build_cards(base_url: str, transport: str = TransportProtocol.jsonrpc) -> tu
         version=b.AGENT_VERSION,
         protocol_version='0.3.0',
         preferred_transport=transport,
-        capabilities=AgentCapabilities(streaming=True, push_notifications=True),
+        capabilities=AgentCapabilities(streaming=True, push_notifications=PUSH),
         default_input_modes=list(b.INPUT_MODES),
         default_output_modes=list(b.OUTPUT_MODES),
         skills=[skill],
@@ -200,6 +203,9 @@ def build_cards(base_url: str, transport: str = TransportProtocol.jsonrpc) -> tu
 
 
 def request_handler() -> DefaultRequestHandler:
+    if not PUSH:
+        # An agent without push, as many deployed 0.3 agents are: no config store, no sender.
+        return DefaultRequestHandler(agent_executor=InteropExecutor(), task_store=InMemoryTaskStore())
     # The SDK's own push sender, on the config store the handler keeps configs in.
     push_configs = InMemoryPushNotificationConfigStore()
     push_sender = BasePushNotificationSender(httpx.AsyncClient(timeout=10.0), push_configs)
@@ -263,7 +269,10 @@ def main() -> None:
     parser.add_argument('--port', type=int, default=0)
     parser.add_argument('--binding', choices=['jsonrpc', 'rest', 'grpc'], default='jsonrpc')
     parser.add_argument('--max-connection-age-ms', type=int, default=0, help='gRPC: end connections this old')
+    parser.add_argument('--no-push', action='store_true', help='declare and keep no push notifications')
     args = parser.parse_args()
+    global PUSH  # noqa: PLW0603 - one process, one agent: the flag is the agent's
+    PUSH = not args.no_push
     try:
         asyncio.run(serve(args.port, args.binding, args.max_connection_age_ms))
     except KeyboardInterrupt:

@@ -55,6 +55,9 @@ from starlette.applications import Starlette
 
 import behaviour as b
 
+# Whether the agent declares and sends push notifications (`--no-push` turns them off).
+PUSH = True
+
 
 def text_part(text: str) -> Part:
     return Part(text=text)
@@ -183,7 +186,7 @@ def build_cards(base_url: str, binding: str = 'JSONRPC') -> tuple[AgentCard, Age
             AgentInterface(url=base_url, protocol_binding=binding, protocol_version='1.0')
         ],
         capabilities=AgentCapabilities(
-            streaming=True, push_notifications=True, extended_agent_card=True
+            streaming=True, push_notifications=PUSH, extended_agent_card=True
         ),
         default_input_modes=list(b.INPUT_MODES),
         default_output_modes=list(b.OUTPUT_MODES),
@@ -203,6 +206,15 @@ def build_cards(base_url: str, binding: str = 'JSONRPC') -> tuple[AgentCard, Age
 
 
 def request_handler(card: AgentCard, extended: AgentCard) -> DefaultRequestHandler:
+    if not PUSH:
+        # An agent without push: no config store, no sender.
+        return DefaultRequestHandler(
+            agent_executor=InteropExecutor(),
+            task_store=InMemoryTaskStore(),
+            agent_card=card,
+            extended_agent_card=extended,
+            validate_input_modes=False,
+        )
     # The SDK's own push sender, on the config store the handler keeps configs in.
     push_configs = InMemoryPushNotificationConfigStore()
     push_sender = BasePushNotificationSender(httpx.AsyncClient(timeout=10.0), push_configs)
@@ -270,7 +282,10 @@ def main() -> None:
     parser.add_argument('--port', type=int, default=0)
     parser.add_argument('--binding', choices=['jsonrpc', 'rest', 'grpc'], default='jsonrpc')
     parser.add_argument('--max-connection-age-ms', type=int, default=0, help='gRPC: end connections this old')
+    parser.add_argument('--no-push', action='store_true', help='declare and keep no push notifications')
     args = parser.parse_args()
+    global PUSH  # noqa: PLW0603 - one process, one agent: the flag is the agent's
+    PUSH = not args.no_push
     try:
         asyncio.run(serve(args.port, args.binding, args.max_connection_age_ms))
     except KeyboardInterrupt:

@@ -49,7 +49,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::task::Poll;
 
-use bridge_ir::{Call, ErrorCode, RpcError, StreamEvent, Task};
+use bridge_ir::{Call, ErrorCode, RpcError, StreamEvent, Task, TaskPushConfig};
 
 use bytes::{Bytes, BytesMut};
 use futures_util::StreamExt;
@@ -72,6 +72,7 @@ pub(crate) async fn open(
     context: Context,
     call: Call,
     snapshot: Option<Task>,
+    push: Option<TaskPushConfig>,
 ) -> InboundResponse {
     let method = call.method();
     let Some(slot) = StreamSlot::take(bridge) else {
@@ -102,6 +103,7 @@ pub(crate) async fn open(
     let refusal_context = context.clone();
     let quiet = context.form.quiet_frame();
     let mut translator = Translator::new(bridge, context, method, subscribed, snapshot.clone());
+    translator.push = push;
     let mut pending = VecDeque::new();
     if let Some(task) = snapshot {
         pending.extend(translator.event(StreamEvent::Task(task)));

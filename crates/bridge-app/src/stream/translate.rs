@@ -38,6 +38,9 @@ pub(super) struct Translator {
     pub(super) refusal: Option<RpcError>,
     /// The task index entry this stream last recorded.
     pub(super) indexed: Option<crate::store::TaskEntry>,
+    /// The push config of a streamed message to an agent without push, kept by the bridge
+    /// (`crate::emulate`) once an event names the task.
+    pub(super) push: Option<bridge_ir::TaskPushConfig>,
 }
 
 impl Translator {
@@ -64,6 +67,7 @@ impl Translator {
             ended: false,
             refusal: None,
             indexed: None,
+            push: None,
             context,
         }
     }
@@ -90,6 +94,9 @@ impl Translator {
                 .is_none_or(|(known, known_context)| known != id || known_context != context_id)
         {
             self.task = Some((id.to_owned(), context_id.to_owned()));
+            if let Some(config) = self.push.take() {
+                crate::emulate::subscribe_later(&self.bridge, &self.context, config, id.to_owned());
+            }
         }
         if self.sent_any
             && let Some(snapshot) = self.snapshot.take()

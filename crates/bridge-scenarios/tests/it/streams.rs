@@ -536,6 +536,50 @@ impl bridge_app::store::Store for CountingStore {
     ) -> futures_util::future::BoxFuture<'_, Result<(), bridge_app::store::StoreError>> {
         self.inner.drop_pending(id)
     }
+    fn registrations_for(
+        &self,
+        scope: &str,
+        task_id: &str,
+    ) -> futures_util::future::BoxFuture<
+        '_,
+        Result<Vec<bridge_app::push::Registration>, bridge_app::store::StoreError>,
+    > {
+        self.inner.registrations_for(scope, task_id)
+    }
+    fn start_watch(
+        &self,
+        watch: &bridge_app::store::Watch,
+        owner: &str,
+        lease: std::time::Duration,
+    ) -> futures_util::future::BoxFuture<'_, Result<bool, bridge_app::store::StoreError>> {
+        self.inner.start_watch(watch, owner, lease)
+    }
+    fn renew_watch(
+        &self,
+        watch: &bridge_app::store::Watch,
+        owner: &str,
+        lease: std::time::Duration,
+    ) -> futures_util::future::BoxFuture<'_, Result<bool, bridge_app::store::StoreError>> {
+        self.inner.renew_watch(watch, owner, lease)
+    }
+    fn claim_watches(
+        &self,
+        owner: &str,
+        lease: std::time::Duration,
+        max: usize,
+    ) -> futures_util::future::BoxFuture<
+        '_,
+        Result<Vec<bridge_app::store::Watch>, bridge_app::store::StoreError>,
+    > {
+        self.inner.claim_watches(owner, lease, max)
+    }
+    fn drop_watch(
+        &self,
+        id: &str,
+        owner: &str,
+    ) -> futures_util::future::BoxFuture<'_, Result<(), bridge_app::store::StoreError>> {
+        self.inner.drop_watch(id, owner)
+    }
 }
 
 #[tokio::test]
