@@ -1,9 +1,10 @@
 """Cards the bridge re-signs (`card.signatures = "resign"`): the 1.0 card it serves carries one
 JWS of the bridge's key over the card as served, which the SDKs' own verifiers accept (a2a-sdk 1.3.0's `create_signature_verifier`, the JavaScript SDK 1.x's
 `verifyAgentCardSignature`) with the key the bridge publishes at the signature's `jku`; a card
-changed after signing is refused by both. Keys are made in the test by `cryptography` (ES256 and
-RS256), the bridge reads them from PEM files. The dual view goes unsigned: the two SDK families
-canonicalise its 0.3 members differently, so no one signature satisfies both.
+changed after signing is refused by both. The 0.3 and the dual view carry one JWS over their 0.3
+members, which a2a-sdk 0.3.26's `create_signature_verifier` accepts (the only 0.3 verifier an SDK
+ships; a 1.x reader names its revision and gets the 1.0 view). Keys are made in the test by
+`cryptography` (ES256 and RS256), the bridge reads them from PEM files.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from conftest import PYTHON
 from jscallers import JS_DIR, node
 
 JS_VERIFY = """
@@ -33,6 +35,39 @@ for (const card of input.cards) {
 }
 console.log(JSON.stringify(results));
 """
+
+
+# Run by a2a-sdk 0.3.26 (its environment): each card verified by its own verifier.
+PY03_VERIFY = """
+import json, sys
+from jwt import PyJWKSet
+from a2a.types import AgentCard
+from a2a.utils.signing import create_signature_verifier
+data = json.load(sys.stdin)
+keys = PyJWKSet.from_dict(data['jwks'])
+seen = []
+def key_provider(kid, jku):
+    seen.append([kid, jku])
+    return next(k for k in keys.keys if k.key_id == kid)
+verify = create_signature_verifier(key_provider, algorithms=['ES256', 'RS256'])
+results = []
+for card in data['cards']:
+    try:
+        verify(AgentCard.model_validate(card))
+        results.append(True)
+    except Exception as exc:  # noqa: BLE001 - the refusal is the result
+        results.append(repr(exc))
+print(json.dumps({'results': results, 'seen': seen}))
+"""
+
+
+def verified_by_sdk_0_3(jwks: dict, cards: list[dict]) -> dict:
+    done = subprocess.run(  # noqa: S603 - fixed argv
+        [str(PYTHON['0.3']), '-c', PY03_VERIFY], input=json.dumps({'jwks': jwks, 'cards': cards}).encode(),
+        capture_output=True, timeout=60, check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode(errors='replace')[-2000:]
+    return json.loads(done.stdout.decode().strip().splitlines()[-1])
 
 
 def pem_key(kind: str) -> bytes:
@@ -67,9 +102,32 @@ def served(bridge) -> tuple[dict, list[dict]]:
         assert jwks.status_code == 200 and 'jwk-set+json' in jwks.headers['content-type'], jwks.text
         cards = [http.get(f'{bridge.url}/.well-known/agent-card.json', headers={'A2A-Version': '1.0'}).json(),
                  http.get(f'{bridge.url}/.well-known/agent-card.json?A2A-Version=1.0').json()]
-        dual = http.get(f'{bridge.url}/.well-known/agent-card.json').json()
-        assert 'signatures' not in dual, dual
     return jwks.json(), cards
+
+
+def served_0_3(bridge) -> list[dict]:
+    """The dual view (no version named) and the 0.3 view."""
+    with httpx.Client(timeout=15) as http:
+        return [http.get(f'{bridge.url}/.well-known/agent-card.json').json(),
+                http.get(f'{bridge.url}/.well-known/agent-card.json', headers={'A2A-Version': '0.3'}).json()]
+
+
+def test_the_0_3_and_dual_views_carry_a_signature_a2a_sdk_0_3_verifies(signing_bridge):
+    alg, bridge = signing_bridge
+    jwks, _ = served(bridge)
+    dual, v03 = served_0_3(bridge)
+    assert 'supportedInterfaces' in dual and 'supportedInterfaces' not in v03, (dual, v03)
+    for card in (dual, v03):
+        assert len(card['signatures']) == 1, card
+    forged = {**v03, 'description': 'changed after signing'}
+    # A dual card's 1.0 members are not what a 0.3 reader sees, nor what its signature covers;
+    # a 0.3 member moved is.
+    moved = {**dual, 'url': 'http://elsewhere.example/'}
+    verdict = verified_by_sdk_0_3(jwks, [dual, v03, forged, moved])
+    assert verdict['results'][:2] == [True, True], verdict
+    assert verdict['results'][2] is not True and verdict['results'][3] is not True, verdict
+    assert {kid for kid, _ in verdict['seen']} == {f'bridge-{alg}'}, verdict
+    assert all(jku == f'{bridge.url}/.well-known/jwks.json' for _, jku in verdict['seen']), verdict
 
 
 def test_served_cards_carry_the_bridges_signature_which_the_python_sdk_verifies(signing_bridge):
@@ -130,7 +188,7 @@ def test_without_resign_the_card_carries_no_signature_and_no_key_is_published(br
         assert http.get(f'{bridges["1.0"].url}/.well-known/jwks.json').status_code == 404
 
 
-def test_the_extended_card_a_1_0_caller_gets_is_signed_too(signing_bridge):
+def test_the_extended_card_is_signed_in_the_callers_revision_too(signing_bridge):
     from jwt import PyJWKSet
 
     from a2a.client.card_resolver import parse_agent_card
@@ -147,10 +205,12 @@ def test_the_extended_card_a_1_0_caller_gets_is_signed_too(signing_bridge):
         card = answer['result']
         assert len(card['signatures']) == 1, answer
         verify(parse_agent_card(card))
-        # A 0.3 caller's extended card carries no signature: 0.3 defines no scheme for it.
+        # A 0.3 caller's extended card is signed in the 0.3 form.
         old = http.post(bridge.url, json={
             'jsonrpc': '2.0', 'id': 'y', 'method': 'agent/getAuthenticatedExtendedCard'}).json()
-        assert 'signatures' not in old['result'], old
+        assert len(old['result']['signatures']) == 1, old
+        verdict = verified_by_sdk_0_3(jwks, [old['result'], {**old['result'], 'name': 'forged'}])
+        assert verdict['results'][0] is True and verdict['results'][1] is not True, verdict
 
 
 # --- verify: the agent's card is used only when a signature of it verifies ----------------------
@@ -322,4 +382,58 @@ def test_a_jku_key_is_followed_through_rotation_and_a_jku_outside_the_allowed_pr
         stop(process)
         if outside is not None:
             stop(outside)
+        host.close()
+
+
+# Run by a2a-sdk 0.3.26: the card signed by its own signer.
+PY03_SIGN = """
+import json, sys
+from a2a.types import AgentCard
+from a2a.utils.signing import create_agent_card_signer
+data = json.load(sys.stdin)
+sign = create_agent_card_signer(signing_key=data['pem'].encode(), protected_header=data['header'])
+card = sign(AgentCard.model_validate(data['card']))
+print(json.dumps(card.model_dump(mode='json', by_alias=True, exclude_none=True)))
+"""
+
+
+@pytest.mark.parametrize('kind', ['ES256', 'RS256'])
+def test_a_0_3_agent_card_signed_by_a2a_sdk_0_3_is_used_and_a_tampered_one_is_not(agents, logs, tmp_path, kind):
+    from conftest import stop
+    from cryptography.hazmat.primitives import serialization
+    from jwt.algorithms import get_default_algorithms
+
+    host = CardHost()
+    pem = pem_key(kind)
+    original = httpx.get(f'{agents["0.3"].url.rstrip("/")}/.well-known/agent-card.json', timeout=15).json()
+    header = {'alg': kind, 'kid': 'agent-03', 'typ': 'JOSE'}
+    done = subprocess.run(  # noqa: S603 - fixed argv
+        [str(PYTHON['0.3']), '-c', PY03_SIGN],
+        input=json.dumps({'pem': pem.decode(), 'header': header, 'card': original}).encode(),
+        capture_output=True, timeout=60, check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode(errors='replace')[-2000:]
+    host.card = json.loads(done.stdout)
+    assert len(host.card['signatures']) == 1, host.card
+    public = serialization.load_pem_private_key(pem, None).public_key()
+    jwk = json.loads(get_default_algorithms()[kind].to_jwk(public))
+    jwk.update({'kid': 'agent-03', 'alg': kind})
+    trusted = tmp_path / 'trusted.json'
+    trusted.write_text(json.dumps({'keys': [jwk]}))
+    process, url, admin = start_verifying_bridge(
+        agents['0.3'], host, logs, f'verify-03-{kind}', f'trusted_keys = "{trusted}"\n')
+    try:
+        ready(admin, True)
+        answer = httpx.post(url, headers={'A2A-Version': '1.0'}, timeout=15, json={
+            'jsonrpc': '2.0', 'id': 1, 'method': 'GetTask', 'params': {'id': 'no-such-task'}}).json()
+        assert answer['error']['code'] == -32001, answer  # the 0.3 agent answered: the card was used
+        host.card = {**host.card, 'name': 'changed after signing'}
+        process.kill()
+        process.wait()
+        process, url, admin = start_verifying_bridge(
+            agents['0.3'], host, logs, f'verify-03-tampered-{kind}', f'trusted_keys = "{trusted}"\n')
+        why = ready(admin, False)
+        assert 'does not match the card' in why, why
+    finally:
+        stop(process)
         host.close()

@@ -13,6 +13,15 @@
 //! the protected header is `{"alg", "typ": "JOSE", "kid", "jku"}` (the JavaScript SDK refuses a
 //! header without `alg`, `kid` and `typ`). An ES256 signature is the 64-byte `r || s`.
 //!
+//! The 0.3 and dual views are signed over the form a2a-sdk 0.3's verifier computes, the only
+//! 0.3 verifier an SDK ships: the members a 0.3 `AgentCard` has (a dual card's 1.0 members are
+//! not among them), those at their 0.3 model default left out (`protocolVersion` `0.3.0`,
+//! `preferredTransport` `JSONRPC`, a security scheme's `type`), `signatures` and every empty
+//! value removed as above, then keys sorted and written compact with every character beyond
+//! ASCII escaped (`json.dumps(sort_keys=True, separators=(',', ':'))`): RFC 8785 for an ASCII
+//! card. A 0.3 agent's own card is verified in that form, a card with `supportedInterfaces` in
+//! the 1.0 form.
+//!
 //! # Why ring and no JOSE crate
 //!
 //! The JWS here is two base64url strings joined by a dot, signed with one algorithm; the crypto
@@ -34,7 +43,7 @@ use std::sync::Mutex;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
-use bridge_ir::AgentCardSignature;
+use bridge_ir::{AgentCardSignature, Revision};
 use bytes::Bytes;
 use prost_reflect::{DescriptorPool, DeserializeOptions, DynamicMessage, SerializeOptions};
 use ring::rand::SystemRandom;
@@ -182,6 +191,120 @@ pub fn canonical_card(pool: &DescriptorPool, card: &[u8]) -> Result<Vec<u8>, Str
     serde_json_canonicalizer::to_vec(&cleaned).map_err(|e| e.to_string())
 }
 
+/// The members of a 0.3 `AgentCard` (a2a-sdk 0.3's model): a 0.3 reader of a dual card sees
+/// these only.
+const CARD_0_3_MEMBERS: [&str; 17] = [
+    "additionalInterfaces",
+    "capabilities",
+    "defaultInputModes",
+    "defaultOutputModes",
+    "description",
+    "documentationUrl",
+    "iconUrl",
+    "name",
+    "preferredTransport",
+    "protocolVersion",
+    "provider",
+    "security",
+    "securitySchemes",
+    "skills",
+    "supportsAuthenticatedExtendedCard",
+    "url",
+    "version",
+];
+
+/// The canonical form of a 0.3 card document (or of a dual card's 0.3 members) as a2a-sdk 0.3
+/// computes it (module docs).
+///
+/// # Errors
+///
+/// Why the document is no card.
+pub fn canonical_card_0_3(card: &[u8]) -> Result<Vec<u8>, String> {
+    let document: Map<String, Value> =
+        serde_json::from_slice(card).map_err(|e| format!("the card is no JSON object: {e}"))?;
+    let mut kept: Map<String, Value> = document
+        .into_iter()
+        .filter(|(name, _)| CARD_0_3_MEMBERS.contains(&name.as_str()))
+        .collect();
+    for (member, default) in [
+        ("protocolVersion", "0.3.0"),
+        ("preferredTransport", "JSONRPC"),
+    ] {
+        if kept.get(member).and_then(Value::as_str) == Some(default) {
+            kept.remove(member);
+        }
+    }
+    // Each security scheme class has its `type` as a literal default.
+    if let Some(schemes) = kept
+        .get_mut("securitySchemes")
+        .and_then(Value::as_object_mut)
+    {
+        for scheme in schemes.values_mut().filter_map(Value::as_object_mut) {
+            let literal = matches!(
+                scheme.get("type").and_then(Value::as_str),
+                Some("apiKey" | "http" | "oauth2" | "openIdConnect" | "mutualTLS")
+            );
+            if literal {
+                scheme.remove("type");
+            }
+        }
+    }
+    let cleaned = clean_empty(Value::Object(kept)).unwrap_or_else(|| Value::Object(Map::new()));
+    let mut out = String::new();
+    write_sorted_ascii(&cleaned, &mut out)?;
+    Ok(out.into_bytes())
+}
+
+/// `value` as Python's `json.dumps(value, sort_keys=True, separators=(',', ':'))` writes it:
+/// members sorted by name, nothing between tokens, every character beyond ASCII as `\uXXXX`
+/// (a UTF-16 pair beyond the basic plane).
+fn write_sorted_ascii(value: &Value, out: &mut String) -> Result<(), String> {
+    use std::fmt::Write as _;
+    match value {
+        Value::Object(members) => {
+            let mut names: Vec<&String> = members.keys().collect();
+            names.sort();
+            out.push('{');
+            for (i, name) in names.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_sorted_ascii(&Value::String(name.clone()), out)?;
+                out.push(':');
+                if let Some(member) = members.get(name) {
+                    write_sorted_ascii(member, out)?;
+                }
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_sorted_ascii(item, out)?;
+            }
+            out.push(']');
+        }
+        Value::String(text) => {
+            let written = serde_json::to_string(text).map_err(|e| e.to_string())?;
+            for c in written.chars() {
+                if c.is_ascii() {
+                    out.push(c);
+                } else {
+                    let mut units = [0_u16; 2];
+                    for unit in c.encode_utf16(&mut units) {
+                        let _ = write!(out, "\\u{unit:04x}");
+                    }
+                }
+            }
+        }
+        other => out.push_str(&serde_json::to_string(other).map_err(|e| e.to_string())?),
+    }
+    Ok(())
+}
+
 /// `value` without `""`, `null`, `[]` and `{}`, recursively (containers emptied first).
 fn clean_empty(value: Value) -> Option<Value> {
     match value {
@@ -212,7 +335,7 @@ pub struct Signer {
     /// Where the route publishes the key (the signature's `jku`).
     jku: String,
     pool: DescriptorPool,
-    signed: Mutex<HashMap<Vec<u8>, AgentCardSignature>>,
+    signed: Mutex<HashMap<(Revision, Vec<u8>), AgentCardSignature>>,
 }
 
 /// A key as configured: the key and its id.
@@ -273,8 +396,11 @@ impl Signer {
         })
     }
 
-    fn sign_now(&self, card: &[u8]) -> Result<AgentCardSignature, String> {
-        let payload = canonical_card(&self.pool, card)?;
+    fn sign_now(&self, revision: Revision, card: &[u8]) -> Result<AgentCardSignature, String> {
+        let payload = match revision {
+            Revision::V1_0 => canonical_card(&self.pool, card)?,
+            Revision::V0_3 => canonical_card_0_3(card)?,
+        };
         let header = json!({"alg": self.key.key.alg(), "typ": "JOSE", "kid": self.key.kid,
             "jku": self.jku});
         let protected = B64.encode(serde_json::to_vec(&header).map_err(|e| e.to_string())?);
@@ -289,18 +415,19 @@ impl Signer {
 }
 
 impl bridge_app::card::CardSigner for Signer {
-    fn signature(&self, card: &[u8]) -> Result<AgentCardSignature, String> {
+    fn signature(&self, revision: Revision, card: &[u8]) -> Result<AgentCardSignature, String> {
+        let key = (revision, card.to_vec());
         if let Ok(signed) = self.signed.lock()
-            && let Some(done) = signed.get(card)
+            && let Some(done) = signed.get(&key)
         {
             return Ok(done.clone());
         }
-        let done = self.sign_now(card)?;
+        let done = self.sign_now(revision, card)?;
         if let Ok(mut signed) = self.signed.lock() {
             if signed.len() >= KEPT {
                 signed.clear();
             }
-            signed.insert(card.to_vec(), done.clone());
+            signed.insert(key, done.clone());
         }
         Ok(done)
     }
@@ -431,7 +558,13 @@ impl Verifier {
         if signatures.is_empty() {
             return Err("the card carries no signature".to_owned());
         }
-        let payload = B64.encode(canonical_card(&self.pool, card)?);
+        // A card with 1.0 interfaces is checked in the 1.0 form (whatever 0.3 members it also
+        // has are not covered, and not used); a 0.3 card in the form a 0.3 signer wrote.
+        let payload = B64.encode(if document.get("supportedInterfaces").is_some() {
+            canonical_card(&self.pool, card)?
+        } else {
+            canonical_card_0_3(card)?
+        });
         let mut why = Vec::new();
         for entry in &signatures {
             match self.check_one(entry, &payload).await {
@@ -560,9 +693,9 @@ zSdUzmM1Z2HUlcKuJsWbz4HOfR8mgKrVvg==
         let key = std::sync::Arc::new(KeyFile::from_pem(EC_SEC1.as_bytes(), "k-1").unwrap());
         let signer = Signer::new(key, "https://b/.well-known/jwks.json".to_owned()).unwrap();
         let card = br#"{"name":"A","description":"","url":"https://b","supportedInterfaces":[{"url":"https://b","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],"capabilities":{"streaming":true},"skills":[],"signatures":[{"protected":"x","signature":"y"}]}"#;
-        let document_signed = signer.sign(card).unwrap();
+        let document_signed = signer.sign(Revision::V1_0, card).unwrap();
         assert_eq!(
-            signer.sign(card).unwrap(),
+            signer.sign(Revision::V1_0, card).unwrap(),
             document_signed,
             "signed once, then kept"
         );
@@ -594,6 +727,23 @@ zSdUzmM1Z2HUlcKuJsWbz4HOfR8mgKrVvg==
         assert_eq!(
             String::from_utf8(canonical_card(&pool, card).unwrap()).unwrap(),
             r#"{"capabilities":{"pushNotifications":false,"streaming":false},"name":"Example Agent"}"#
+        );
+    }
+
+    #[test]
+    fn the_0_3_canonical_form_is_a2a_sdk_0_3s_dump_of_the_0_3_members() {
+        // Defaults and empties left out, a dual card's 1.0 members not covered, members sorted,
+        // non-ASCII escaped as Python's json.dumps does.
+        let card = r#"{"protocolVersion":"0.3.0","preferredTransport":"JSONRPC","name":"Agent \u00e9\ud83d\ude00","description":"","capabilities":{"streaming":false,"extensions":[]},"securitySchemes":{"key":{"type":"apiKey","in":"header","name":"X-Key"}},"skills":[],"url":"https://x","supportedInterfaces":[{"url":"https://x"}],"signatures":[{"protected":"p","signature":"s"}]}"#;
+        assert_eq!(
+            String::from_utf8(canonical_card_0_3(card.as_bytes()).unwrap()).unwrap(),
+            r#"{"capabilities":{"streaming":false},"name":"Agent \u00e9\ud83d\ude00","securitySchemes":{"key":{"in":"header","name":"X-Key"}},"url":"https://x"}"#
+        );
+        // A transport or version other than the default is covered.
+        let other = br#"{"name":"A","protocolVersion":"0.2.5","preferredTransport":"GRPC"}"#;
+        assert_eq!(
+            String::from_utf8(canonical_card_0_3(other).unwrap()).unwrap(),
+            r#"{"name":"A","preferredTransport":"GRPC","protocolVersion":"0.2.5"}"#
         );
     }
 
@@ -638,7 +788,7 @@ zSdUzmM1Z2HUlcKuJsWbz4HOfR8mgKrVvg==
         let key = std::sync::Arc::new(KeyFile::from_pem(EC_SEC1.as_bytes(), "k-1").unwrap());
         let signer = Signer::new(key, "https://agent/jwks.json".to_owned()).unwrap();
         let card = br#"{"name":"A","supportedInterfaces":[{"url":"https://a","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}"#;
-        let document_signed = signer.sign(card).unwrap();
+        let document_signed = signer.sign(Revision::V1_0, card).unwrap();
         let jwks = signer.jwks();
         let trusting =
             Verifier::new(Some(&jwks), Vec::new(), std::sync::Arc::new(NoAgent)).unwrap();
@@ -687,7 +837,9 @@ zSdUzmM1Z2HUlcKuJsWbz4HOfR8mgKrVvg==
             .map(|k| k["kid"].clone())
             .collect();
         assert_eq!(kids, [json!("new"), json!("old")]);
-        let signature = signer.signature(b"{\"name\":\"A\"}").unwrap();
+        let signature = signer
+            .signature(Revision::V1_0, b"{\"name\":\"A\"}")
+            .unwrap();
         let header: Value =
             serde_json::from_slice(&B64.decode(&signature.protected).unwrap()).unwrap();
         assert_eq!(header["kid"], "new");

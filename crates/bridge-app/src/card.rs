@@ -300,23 +300,29 @@ pub fn present(
 /// card's canonical form), and publishes the key: the agent's signatures cannot survive the
 /// rewrite of its URLs, so the bridge vouches for the card it serves instead.
 pub trait CardSigner: Send + Sync + std::fmt::Debug {
-    /// The bridge's signature of `card`, a 1.0 card document.
+    /// The bridge's signature of `card`, a card document of `revision`, over the canonical form
+    /// that revision's verifiers compute (for 1.0 the card's 1.0 projection, for 0.3 the
+    /// members a 0.3 card has, which the dual view's 0.3 readers see too).
     ///
     /// # Errors
     ///
     /// Why the document could not be signed.
-    fn signature(&self, card: &[u8]) -> Result<bridge_ir::AgentCardSignature, String>;
+    fn signature(
+        &self,
+        revision: Revision,
+        card: &[u8],
+    ) -> Result<bridge_ir::AgentCardSignature, String>;
 
     /// The JWK Set (RFC 7517) of the signer's public keys, which the signature's `jku` names.
     fn jwks(&self) -> Bytes;
 
-    /// `card`, a 1.0 card document, with the bridge's signature as its only one.
+    /// `card`, a card document of `revision`, with the bridge's signature as its only one.
     ///
     /// # Errors
     ///
     /// Why the document could not be signed.
-    fn sign(&self, card: &[u8]) -> Result<Bytes, String> {
-        let signature = self.signature(card)?;
+    fn sign(&self, revision: Revision, card: &[u8]) -> Result<Bytes, String> {
+        let signature = self.signature(revision, card)?;
         let mut document: serde_json::Map<String, serde_json::Value> =
             serde_json::from_slice(card).map_err(|e| format!("the card is no object: {e}"))?;
         document.insert(
@@ -328,19 +334,24 @@ pub trait CardSigner: Send + Sync + std::fmt::Debug {
             .map_err(|e| e.to_string())
     }
 
-    /// `card` (the IR of a card a 1.0 caller is answered with, such as the extended card)
-    /// signed as its 1.0 form, written by `codecs`, reads.
+    /// `card` (the IR of a card a caller of `revision` is answered with, such as the extended
+    /// card) signed as its form in that revision, written by `codecs`, reads.
     ///
     /// # Errors
     ///
     /// Why the card could not be signed.
-    fn sign_card(&self, card: &mut AgentCard, codecs: &Codecs) -> Result<(), String> {
+    fn sign_card(
+        &self,
+        revision: Revision,
+        card: &mut AgentCard,
+        codecs: &Codecs,
+    ) -> Result<(), String> {
         card.signatures = None;
         let document = codecs
-            .v1_0
+            .of(revision)
             .encode_card(card.clone())
             .map_err(|e| e.to_string())?;
-        card.signatures = Some(vec![self.signature(&document.value)?]);
+        card.signatures = Some(vec![self.signature(revision, &document.value)?]);
         Ok(())
     }
 }

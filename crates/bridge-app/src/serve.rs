@@ -412,11 +412,9 @@ pub(crate) fn shape_reply(
             if context.push_emulated {
                 card.capabilities.push_notifications = Some(true);
             }
-            // A 1.0 caller's extended card is signed as its public card is; 0.3 defines no
-            // signature scheme.
-            if context.caller == Revision::V1_0
-                && let Some(signer) = bridge.card_signer()
-                && let Err(why) = signer.sign_card(&mut card, &bridge.ports.codecs)
+            // The extended card is signed as the public card is, in the caller's revision.
+            if let Some(signer) = bridge.card_signer()
+                && let Err(why) = signer.sign_card(context.caller, &mut card, &bridge.ports.codecs)
             {
                 card.signatures = None;
                 tracing::error!(%why, "the extended card goes out unsigned: it could not be signed");

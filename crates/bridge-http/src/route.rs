@@ -196,16 +196,18 @@ async fn serve_card(bridge: &Bridge, request: &InboundRequest) -> InboundRespons
             );
         }
     };
-    // Only the 1.0 view is signed: the SDK families read a dual card's 0.3 members differently
-    // before they canonicalise it (a2a-sdk 1.3.0 maps them into the 1.0 form, the JavaScript SDK
-    // drops them), so no one signature over it satisfies both; 0.3 defines no JWS scheme.
-    if view == CardView::V1_0
-        && let Some(signer) = bridge.card_signer()
-    {
+    // Each view is signed over the canonical form its readers compute: the 1.0 view over its
+    // 1.0 projection, the 0.3 and the dual view over their 0.3 members (what a 0.3 reader of
+    // the dual card sees; a 1.x reader names its revision and gets the 1.0 view).
+    if let Some(signer) = bridge.card_signer() {
+        let revision = match view {
+            CardView::V1_0 => Revision::V1_0,
+            CardView::V0_3 | CardView::Dual => Revision::V0_3,
+        };
         // The ETag stays that of the unsigned card: the signer signs each card once.
         // A card that cannot be signed goes out without a signature, never with one that does
         // not match it.
-        match signer.sign(&served.body) {
+        match signer.sign(revision, &served.body) {
             Ok(signed) => served.body = signed,
             Err(why) => tracing::error!(%why, "the card goes out unsigned: it could not be signed"),
         }
