@@ -33,7 +33,7 @@ DEPTH = 8
 class Bridge:
     """One bridge from a generated file, with a gRPC listener for its one route."""
 
-    def __init__(self, name: str, agent: Peer, logs: Path, extra: str) -> None:
+    def __init__(self, name: str, agent: Peer, logs: Path, extra: str, ready: bool = True) -> None:
         binary = bridge_binary()
         if not binary.is_file():
             pytest.skip(f'bridge binary not built: {binary} does not exist')
@@ -47,14 +47,17 @@ class Bridge:
         self.process, stdout, stderr = spawn(name, [str(binary), '--config', str(config)], logs)
         self.peer = Peer(name, self.process, f'http://127.0.0.1:{self.listen}', stdout, stderr)
 
-        def ready() -> bool:
+        # A bridge whose store is away never reports ready: then it is up once it is healthy.
+        probe = 'readyz' if ready else 'healthz'
+
+        def up() -> bool:
             assert self.process.poll() is None, self.peer.log_tail()
             try:
-                return httpx.get(f'http://127.0.0.1:{self.admin}/readyz', timeout=2.0).status_code == 200
+                return httpx.get(f'http://127.0.0.1:{self.admin}/{probe}', timeout=2.0).status_code == 200
             except httpx.HTTPError:
                 return False
 
-        wait_until(ready, START_TIMEOUT, f'{name} ready')
+        wait_until(up, START_TIMEOUT, f'{name} {probe}')
 
     @property
     def target(self) -> str:

@@ -31,7 +31,7 @@ use http::{HeaderMap, HeaderName, HeaderValue};
 use serde::{Deserialize, Deserializer};
 
 /// The whole file.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
     /// The address the bridge listens on.
@@ -91,6 +91,54 @@ pub struct Config {
     /// How push notifications are delivered to subscribers.
     #[serde(default)]
     pub push: PushSection,
+    /// Rate limits at the policy seam.
+    #[serde(default)]
+    pub rate_limits: RateLimitsSection,
+}
+
+/// `[rate_limits]`: token buckets per route, caller, tenant or header, per method class.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RateLimitsSection {
+    /// Whether a call goes through when the store cannot be asked (else it is refused with
+    /// 503).
+    pub fail_open: bool,
+    /// The buckets.
+    pub rules: Vec<RateRuleSection>,
+}
+
+impl Default for RateLimitsSection {
+    fn default() -> Self {
+        Self {
+            fail_open: true,
+            rules: Vec::new(),
+        }
+    }
+}
+
+/// `[[rate_limits.rules]]`: one token bucket rule.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateRuleSection {
+    /// The routes (by name) it applies to; every route when empty.
+    #[serde(default)]
+    pub routes: Vec<String>,
+    /// The method classes it applies to (`send`, `stream`, `read`, `push_config`, `card`);
+    /// every class when empty.
+    #[serde(default)]
+    pub classes: Vec<String>,
+    /// Whose calls share a bucket: `route`, `caller`, `tenant` or `header:<name>`.
+    #[serde(default = "default_per")]
+    pub per: String,
+    /// Tokens a second.
+    pub rate: f64,
+    /// The most tokens a bucket holds; `rate` rounded up by default.
+    #[serde(default)]
+    pub burst: Option<u32>,
+}
+
+fn default_per() -> String {
+    "caller".to_owned()
 }
 
 /// `[push]`: deliveries to subscribers' webhooks.
@@ -350,6 +398,7 @@ impl Default for Config {
             card: CardSection::default(),
             serve: ServeSection::default(),
             store: StoreSection::default(),
+            rate_limits: RateLimitsSection::default(),
             push: PushSection::default(),
         }
     }
@@ -434,6 +483,8 @@ pub struct LimitsOverride {
     pub json_depth: Option<usize>,
     /// See [`LimitsSection::streams`].
     pub streams: Option<usize>,
+    /// See [`LimitsSection::max_in_flight`].
+    pub max_in_flight: Option<usize>,
 }
 
 /// `[auth]`: callers must present one of these credentials. Each list may also be read from an
@@ -633,6 +684,11 @@ pub struct LimitsSection {
     pub streams: usize,
     /// Calls (HTTP/2 streams) open at once on one connection of a gRPC listener.
     pub grpc_streams_per_connection: u32,
+    /// Calls of a route the agent works on at once, per instance; 0 for no cap.
+    pub max_in_flight: usize,
+    /// How long a call beyond `max_in_flight` waits for one to finish before it is refused.
+    #[serde(deserialize_with = "duration")]
+    pub in_flight_wait: Duration,
 }
 
 impl Default for LimitsSection {
@@ -649,6 +705,8 @@ impl Default for LimitsSection {
             json_depth: app.json_depth,
             streams: app.streams,
             grpc_streams_per_connection: bridge_grpc::GrpcLimits::default().streams_per_connection,
+            max_in_flight: 0,
+            in_flight_wait: Duration::from_secs(2),
         }
     }
 }
@@ -875,6 +933,7 @@ impl Config {
             routes.push(resolved);
         }
         let grpc = self.serve_grpc(&mut routes).map_err(invalid)?;
+        self.rate_rules(&mut routes).map_err(invalid)?;
 
         let server = ServerConfig {
             max_body: self.limits.inbound_body,
@@ -911,6 +970,63 @@ impl Config {
             card_signing: self.card_signing().map_err(invalid)?,
             card_verifying: self.card_verifying().map_err(invalid)?,
         })
+    }
+
+    /// Each route's rate rules, checked: known routes, classes and keys, a positive rate.
+    fn rate_rules(&self, routes: &mut [RouteConfig]) -> Result<(), String> {
+        for (index, rule) in self.rate_limits.rules.iter().enumerate() {
+            let at = format!("rate_limits.rules[{index}]");
+            if let Some(unknown) = rule
+                .routes
+                .iter()
+                .find(|name| !routes.iter().any(|r| &r.name == *name))
+            {
+                return Err(format!("{at}: no route is named {unknown:?}"));
+            }
+            let classes = rule
+                .classes
+                .iter()
+                .map(|name| {
+                    bridge_policy::MethodClass::from_name(name).ok_or_else(|| {
+                        format!(
+                            "{at}: {name:?} is no method class (send, stream, read, push_config, card)"
+                        )
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let per = bridge_policy::limit::Per::from_name(&rule.per).ok_or_else(|| {
+                format!(
+                    "{at}: per = {:?} is none of route, caller, tenant, header:<name>",
+                    rule.per
+                )
+            })?;
+            if !(rule.rate.is_finite() && rule.rate > 0.0) {
+                return Err(format!(
+                    "{at}: rate must be a positive number of calls a second"
+                ));
+            }
+            #[expect(
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss,
+                reason = "a positive finite rate, rounded up and capped"
+            )]
+            let burst = rule
+                .burst
+                .unwrap_or_else(|| rule.rate.ceil().min(f64::from(u32::MAX)) as u32)
+                .max(1);
+            for route in routes
+                .iter_mut()
+                .filter(|r| rule.routes.is_empty() || rule.routes.contains(&r.name))
+            {
+                route.rate_rules.push(bridge_policy::limit::RateRule {
+                    classes: classes.clone(),
+                    per: per.clone(),
+                    rate: rule.rate,
+                    burst,
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The gRPC listeners: `grpc_listen` serves the route at `/` (gRPC paths name no route
@@ -1050,6 +1166,10 @@ impl Config {
                 auth,
             ),
             client: self.client(&self.upstream),
+            rate_rules: Vec::new(),
+            fail_open: self.rate_limits.fail_open,
+            max_in_flight: self.limits.max_in_flight,
+            in_flight_wait: self.limits.in_flight_wait,
             headers: HeaderMap::new(),
         }
     }
@@ -1112,6 +1232,13 @@ impl Config {
             settings.bindings.clone_from(&serve.bindings);
         }
         Ok(RouteConfig {
+            rate_rules: Vec::new(),
+            fail_open: self.rate_limits.fail_open,
+            max_in_flight: route
+                .limits
+                .max_in_flight
+                .unwrap_or(self.limits.max_in_flight),
+            in_flight_wait: self.limits.in_flight_wait,
             headers: route_headers(route)?,
             settings,
             client: self.client(&route.upstream),
@@ -1321,6 +1448,14 @@ pub struct RouteConfig {
     pub client: ClientSettings,
     /// Headers added to every request toward the agent.
     pub headers: HeaderMap,
+    /// The rate rules that apply to the route.
+    pub rate_rules: Vec<bridge_policy::limit::RateRule>,
+    /// Whether a call goes through when the rate limit cannot be checked.
+    pub fail_open: bool,
+    /// The cap on calls in flight (0: none).
+    pub max_in_flight: usize,
+    /// How long a call beyond the cap waits.
+    pub in_flight_wait: Duration,
 }
 
 /// A gRPC listener and the route it serves.

@@ -19,6 +19,7 @@
 //! | `a2a_bridge_store_up` | route | 1 while the route's store answers (probed at each `/readyz` and scrape) |
 //! | `a2a_bridge_push_received_total` | route, outcome | deliveries from the agent to the bridge's webhooks: `queued`, `unknown_secret` (404), `bad_token` (401), `bad_body` (400), `unavailable` (503) |
 //! | `a2a_bridge_push_deliveries_total` | route, outcome | attempts to deliver to subscribers: `delivered`, `retried`, `failed` (given up), `rejected` (3xx/4xx), `refused` (guarded address) |
+//! | `a2a_bridge_policy_total` | route, class, reason | calls the policy seam refused, by method class: `rate` (429), `in_flight` (503), `store_unavailable` (the rate limit could not be checked: let through when failing open, else 503) |
 //! | `a2a_bridge_config_reloads_total` | result | reloads, `ok` or `error` |
 //! | `a2a_bridge_config_last_reload_success` | | 1 when the last reload applied |
 //! | `a2a_bridge_config_last_reload_timestamp_seconds` | | when the last reload was tried |
@@ -78,6 +79,13 @@ struct OutcomeLabels {
 }
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct PolicyLabels {
+    route: String,
+    class: String,
+    reason: String,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ResultLabels {
     result: String,
 }
@@ -87,6 +95,23 @@ type HistogramFamily = Family<UpstreamLabels, Histogram, fn() -> Histogram>;
 fn latency_histogram() -> Histogram {
     // 1 ms to about 65 s, doubling.
     Histogram::new(exponential_buckets(0.001, 2.0, 17))
+}
+
+/// A counter family registered under `name`.
+fn registered<L>(registry: &mut Registry, name: &str, help: &str) -> Family<L, Counter>
+where
+    L: prometheus_client::encoding::EncodeLabelSet
+        + Clone
+        + std::hash::Hash
+        + Eq
+        + std::fmt::Debug
+        + Send
+        + Sync
+        + 'static,
+{
+    let family = Family::<L, Counter>::default();
+    registry.register(name, help, family.clone());
+    family
 }
 
 /// Every metric the bridge keeps, and the registry that writes them.
@@ -102,6 +127,7 @@ pub struct Metrics {
     store_up: Family<RouteLabels, Gauge>,
     push_received: Family<OutcomeLabels, Counter>,
     push_deliveries: Family<OutcomeLabels, Counter>,
+    policy: Family<PolicyLabels, Counter>,
     reloads: Family<ResultLabels, Counter>,
     last_reload_success: Gauge,
     last_reload_time: Gauge<f64, AtomicU64>,
@@ -140,11 +166,10 @@ impl Metrics {
         );
         let open_streams = Family::<RouteLabels, Gauge>::default();
         registry.register("open_streams", "Streams open now", open_streams.clone());
-        let card_refreshes = Family::<OutcomeLabels, Counter>::default();
-        registry.register(
+        let card_refreshes: Family<OutcomeLabels, Counter> = registered(
+            &mut registry,
             "card_refreshes",
             "Upstream card fetches, by route and outcome",
-            card_refreshes.clone(),
         );
         let route_ready = Family::<RouteLabels, Gauge>::default();
         registry.register(
@@ -158,23 +183,25 @@ impl Metrics {
             "1 while the route's store answers (always, in process; Redis: its last probe)",
             store_up.clone(),
         );
-        let push_received = Family::<OutcomeLabels, Counter>::default();
-        registry.register(
+        let push_received = registered(
+            &mut registry,
             "push_received",
             "Push deliveries from the agent to the bridge's webhooks, by route and outcome",
-            push_received.clone(),
         );
-        let push_deliveries = Family::<OutcomeLabels, Counter>::default();
-        registry.register(
+        let push_deliveries = registered(
+            &mut registry,
             "push_deliveries",
             "Attempts to deliver push notifications to subscribers, by route and outcome",
-            push_deliveries.clone(),
         );
-        let reloads = Family::<ResultLabels, Counter>::default();
-        registry.register(
+        let policy = registered(
+            &mut registry,
+            "policy",
+            "Calls the policy seam refused (or let through undecided), by route, method class and reason",
+        );
+        let reloads: Family<ResultLabels, Counter> = registered(
+            &mut registry,
             "config_reloads",
             "Configuration reloads, by result",
-            reloads.clone(),
         );
         let last_reload_success = Gauge::default();
         registry.register(
@@ -211,6 +238,7 @@ impl Metrics {
             store_up,
             push_received,
             push_deliveries,
+            policy,
             reloads,
             last_reload_success,
             last_reload_time,
@@ -414,6 +442,17 @@ impl Observer for RouteObserver {
                 status: status.map_or_else(|| "error".to_owned(), |s| s.to_string()),
             })
             .observe(elapsed.as_secs_f64());
+    }
+
+    fn policy(&self, class: &'static str, reason: &'static str) {
+        self.metrics
+            .policy
+            .get_or_create(&PolicyLabels {
+                route: self.route.clone(),
+                class: class.to_owned(),
+                reason: reason.to_owned(),
+            })
+            .inc();
     }
 
     fn card_rejected(&self, _why: &str) {

@@ -794,6 +794,8 @@ pub struct RouteWiring {
     pub store: Arc<dyn Store>,
     /// Deliveries to this route's subscribers (queues kept across generations).
     pub pusher: Arc<ReqwestPusher>,
+    /// The cap on calls in flight toward the agent, counted across generations.
+    pub in_flight: Option<bridge_policy::limit::InFlight>,
 }
 
 /// One configuration generation's adapters.
@@ -896,6 +898,7 @@ impl Wiring {
                 .with_store(Arc::clone(&store))
                 .with_pusher(Arc::clone(&pusher) as Arc<dyn bridge_app::push::Pusher>)
                 .with_background(Arc::new(TokioBackground));
+            let (bridge, in_flight) = limited(bridge, before, config, &store, metrics);
             let bridge = signed(bridge, signing_key.as_ref(), config)?;
             let bridge = verifying(bridge, &resolved, trusted_keys.as_deref(), &upstream)?;
             table.push(Route {
@@ -917,6 +920,7 @@ impl Wiring {
                     streams,
                     store,
                     pusher,
+                    in_flight,
                 },
             );
         }
@@ -1043,6 +1047,33 @@ fn route_ports(
         .with_max_message(config.settings.limits.upstream_body)
         .with_headers(config.headers.clone());
     Ok((http, Arc::new(grpc)))
+}
+
+/// `bridge` under the route's rate limits and cap on calls in flight (the cap's count kept from
+/// the previous generation), and the cap.
+fn limited(
+    bridge: Bridge,
+    before: Option<&RouteWiring>,
+    config: &RouteConfig,
+    store: &Arc<dyn Store>,
+    metrics: &Arc<Metrics>,
+) -> (Bridge, Option<bridge_policy::limit::InFlight>) {
+    use bridge_policy::limit::{InFlight, LimitLayer, Limits};
+    let in_flight =
+        (config.max_in_flight > 0).then(|| match before.and_then(|b| b.in_flight.as_ref()) {
+            Some(cap) => cap.resized(config.max_in_flight, config.in_flight_wait),
+            None => InFlight::new(config.max_in_flight, config.in_flight_wait),
+        });
+    let limits = Limits {
+        rules: config.rate_rules.clone(),
+        fail_open: config.fail_open,
+        in_flight: in_flight.clone(),
+    };
+    if limits.is_empty() {
+        return (bridge, in_flight);
+    }
+    let layer = LimitLayer::new(limits, Arc::clone(store), metrics.observer(&config.name));
+    (bridge.with_layer(layer), in_flight)
 }
 
 /// The route's push adapter: the previous generation's (with the deliveries it holds) while the

@@ -41,6 +41,13 @@ pub trait Observer: Send + Sync + std::fmt::Debug {
     fn push_delivery(&self, outcome: crate::delivery::Outcome) {
         let _ = outcome;
     }
+
+    /// A policy at the seam refused a call of `class` (a method class, such as `send`) for
+    /// `reason` (such as `rate`), or let it through although it could not decide
+    /// (`store_unavailable`, when the limiter fails open).
+    fn policy(&self, class: &'static str, reason: &'static str) {
+        let _ = (class, reason);
+    }
 }
 
 /// An [`Observer`] that logs losses at debug level.

@@ -70,6 +70,28 @@ impl CoreCall {
         &self.headers
     }
 
+    /// The A2A `tenant` the call names, if any.
+    #[must_use]
+    pub fn tenant(&self) -> Option<&str> {
+        self.call.tenant().filter(|t| !t.is_empty())
+    }
+
+    /// The caller's scope: a digest of the credential the bridge checked, else of the route's
+    /// scope header, else empty (callers share one scope); what its tasks and push configs are
+    /// kept under.
+    #[must_use]
+    pub fn scope(&self) -> String {
+        self.entry.scope(&self.headers)
+    }
+
+    /// The answer refusing this call with `error` under the HTTP `status` on every binding (a
+    /// JSON-RPC answer too, as the credential check's 401 is): for refusals that belong to the
+    /// HTTP layer, such as 429. A gRPC caller gets the status's gRPC code.
+    #[must_use]
+    pub fn refuse_under(&self, error: RpcError, status: StatusCode) -> InboundResponse {
+        self.entry.refusal_under(&self.caller, error, status)
+    }
+
     /// The answer refusing this call with `error`, in the caller's revision and binding; under
     /// `status` where the binding gives errors HTTP statuses of their own (HTTP+JSON, and gRPC
     /// through it), else under the status the binding gives `error` (a JSON-RPC answer stays
@@ -95,6 +117,17 @@ pub(crate) trait Entry: Send + Sync {
         error: RpcError,
         status: Option<StatusCode>,
     ) -> InboundResponse;
+
+    /// `error` written for `caller` under `status`, whatever the binding.
+    fn refusal_under(
+        &self,
+        caller: &Caller,
+        error: RpcError,
+        status: StatusCode,
+    ) -> InboundResponse;
+
+    /// The scope of a caller with these headers.
+    fn scope(&self, headers: &HeaderMap) -> String;
 }
 
 /// The seam with no layer: the core alone.

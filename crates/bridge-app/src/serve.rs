@@ -59,6 +59,25 @@ impl Entry for Bridge {
         Box::pin(async move { serve(&self, call.caller, call.call, call.headers).await })
     }
 
+    fn refusal_under(
+        &self,
+        caller: &Caller,
+        error: RpcError,
+        status: StatusCode,
+    ) -> InboundResponse {
+        caller
+            .form
+            .refusal_under(&self.ports, caller.revision, &caller.id, error, status)
+    }
+
+    fn scope(&self, headers: &HeaderMap) -> String {
+        scope_of(
+            self.ports.settings.auth.as_ref(),
+            self.ports.settings.scope_header.as_ref(),
+            headers,
+        )
+    }
+
     fn refusal(
         &self,
         caller: &Caller,

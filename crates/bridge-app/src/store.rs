@@ -93,6 +93,36 @@ impl Watch {
     }
 }
 
+/// What a token bucket said (`Store::take_token`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admission {
+    /// A token was taken.
+    Taken,
+    /// The bucket is empty: a token is there again after this long.
+    Empty(Duration),
+}
+
+/// A token bucket's state after `elapsed` since it was last drawn on, holding `tokens` then:
+/// refilled, then one token taken if there is one. The arithmetic every adapter does (the Redis
+/// adapter in a script, on the server's clock).
+#[must_use]
+pub fn drawn(tokens: f64, elapsed: Duration, rate: f64, burst: u32) -> (f64, Admission) {
+    let rate = rate.max(f64::MIN_POSITIVE);
+    let full = f64::from(burst.max(1));
+    let tokens = (tokens + elapsed.as_secs_f64() * rate).min(full);
+    if tokens >= 1.0 {
+        (tokens - 1.0, Admission::Taken)
+    } else {
+        let wait = Duration::try_from_secs_f64((1.0 - tokens) / rate).unwrap_or(Duration::MAX);
+        (tokens, Admission::Empty(wait))
+    }
+}
+
+/// How many token buckets the in-process store keeps at most: past it, the least recently
+/// drawn on are forgotten (a forgotten bucket is full again, so the bound errs towards letting
+/// calls in).
+const MAX_BUCKETS: usize = 100_000;
+
 /// Milliseconds since the Unix epoch: lease times every instance compares alike.
 #[must_use]
 pub fn now_ms() -> u64 {
@@ -187,6 +217,16 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// Forgets a watch whose task ended, when `owner` holds it.
     fn drop_watch(&self, id: &str, owner: &str) -> BoxFuture<'_, Result<(), StoreError>>;
 
+    /// Takes one token from the bucket `key` (refilled at `rate` tokens a second, holding at
+    /// most `burst`; a bucket first seen is full), as one atomic step on the store, so every
+    /// instance sharing the store draws on one budget.
+    fn take_token(
+        &self,
+        key: &str,
+        rate: f64,
+        burst: u32,
+    ) -> BoxFuture<'_, Result<Admission, StoreError>>;
+
     /// Keeps a delivery the bridge accepted from the agent until it is finished, leased to the
     /// instance delivering it for `lease` from now.
     fn put_pending(
@@ -274,6 +314,7 @@ pub struct MemoryStore {
     registrations: Mutex<Registrations>,
     pending: Mutex<HashMap<String, (Pending, u64)>>,
     watches: Mutex<Watches>,
+    buckets: Mutex<HashMap<String, (f64, Instant)>>,
     per_scope: usize,
     ttl: Duration,
 }
@@ -295,6 +336,7 @@ impl MemoryStore {
             registrations: Mutex::new(Registrations::default()),
             pending: Mutex::new(HashMap::new()),
             watches: Mutex::new(HashMap::new()),
+            buckets: Mutex::new(HashMap::new()),
             per_scope: per_scope.max(1),
             ttl,
         }
@@ -537,6 +579,39 @@ impl Store for MemoryStore {
         Box::pin(async move { result })
     }
 
+    fn take_token(
+        &self,
+        key: &str,
+        rate: f64,
+        burst: u32,
+    ) -> BoxFuture<'_, Result<Admission, StoreError>> {
+        let now = Instant::now();
+        let result = self
+            .buckets
+            .lock()
+            .map_err(|_| StoreError::Unavailable("the in-process store is poisoned".into()))
+            .map(|mut buckets| {
+                if buckets.len() >= MAX_BUCKETS && !buckets.contains_key(key) {
+                    let mut by_age: Vec<(Instant, String)> = buckets
+                        .iter()
+                        .map(|(k, (_, at))| (*at, k.clone()))
+                        .collect();
+                    by_age.sort();
+                    for (_, old) in by_age.into_iter().take(MAX_BUCKETS / 10) {
+                        buckets.remove(&old);
+                    }
+                }
+                let (tokens, at) = buckets
+                    .get(key)
+                    .copied()
+                    .unwrap_or((f64::from(burst.max(1)), now));
+                let (left, admission) = drawn(tokens, now.duration_since(at), rate, burst);
+                buckets.insert(key.to_owned(), (left, now));
+                admission
+            });
+        Box::pin(async move { result })
+    }
+
     fn drop_watch(&self, id: &str, owner: &str) -> BoxFuture<'_, Result<(), StoreError>> {
         let result = self.watches_locked(|kept| {
             if kept.get(id).is_some_and(|(_, held_by, _)| held_by == owner) {
@@ -765,6 +840,40 @@ mod tests {
         block(store.put_registration(&registration("r2", "a", "t-2"))).unwrap();
         assert!(secrets("a", "t-1").is_empty());
         assert_eq!(secrets("a", "t-2"), ["r2"]);
+    }
+
+    #[test]
+    fn a_bucket_lets_its_burst_through_then_refills_at_its_rate() {
+        let store = MemoryStore::default();
+        for _ in 0..3 {
+            assert_eq!(
+                block(store.take_token("k", 1.0, 3)).unwrap(),
+                Admission::Taken
+            );
+        }
+        let admission = block(store.take_token("k", 1.0, 3)).unwrap();
+        let wait = match admission {
+            Admission::Empty(wait) => wait,
+            Admission::Taken => Duration::ZERO,
+        };
+        assert!(
+            wait > Duration::from_millis(900) && wait <= Duration::from_secs(1),
+            "{wait:?}"
+        );
+        // Another key has its own bucket.
+        assert_eq!(
+            block(store.take_token("other", 1.0, 3)).unwrap(),
+            Admission::Taken
+        );
+        // The arithmetic: refilled by the rate, never past the burst.
+        assert_eq!(
+            drawn(0.0, Duration::from_millis(500), 4.0, 10).1,
+            Admission::Taken
+        );
+        let (left, _) = drawn(2.0, Duration::from_mins(1), 4.0, 10);
+        assert!((left - 9.0).abs() < 1e-9, "{left}");
+        let (_, admission) = drawn(0.5, Duration::ZERO, 2.0, 10);
+        assert_eq!(admission, Admission::Empty(Duration::from_millis(250)));
     }
 
     #[test]

@@ -39,7 +39,7 @@
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bridge_app::push::Registration;
-use bridge_app::store::{Pending, Store, StoreError, TaskEntry, Watch, now_ms, now_utc};
+use bridge_app::store::{Admission, Pending, Store, StoreError, TaskEntry, Watch, now_ms, now_utc};
 use bridge_ir::TaskState;
 use futures_util::future::BoxFuture;
 use redis::aio::MultiplexedConnection;
@@ -134,6 +134,26 @@ redis.call('ZREM', KEYS[3], ARGV[1])
 return 1
 ";
 
+const TAKE_TOKEN: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local rate = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local kept = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = tonumber(kept[1]) or burst
+local at = tonumber(kept[2]) or now
+tokens = math.min(burst, tokens + math.max(0, now - at) * rate / 1000)
+local wait = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+else
+  wait = math.ceil((1 - tokens) * 1000 / rate)
+end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', now)
+redis.call('PEXPIRE', KEYS[1], math.ceil(burst * 1000 / rate) + 1000)
+return wait
+";
+
 const DROP_PENDING: &str = r"
 redis.call('HDEL', KEYS[1], ARGV[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
@@ -155,6 +175,7 @@ pub struct RedisStore {
     renew_watch: redis::Script,
     claim_watches: redis::Script,
     drop_watch: redis::Script,
+    take_token: redis::Script,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -213,6 +234,7 @@ impl RedisStore {
             renew_watch: redis::Script::new(RENEW_WATCH),
             claim_watches: redis::Script::new(CLAIM_WATCHES),
             drop_watch: redis::Script::new(DROP_WATCH),
+            take_token: redis::Script::new(TAKE_TOKEN),
         })
     }
 
@@ -539,6 +561,26 @@ impl Store for RedisStore {
         Box::pin(async move {
             let texts = self.invoke::<Vec<String>>(&invocation).await?;
             Ok(texts.iter().filter_map(|t| Watch::from_json(t)).collect())
+        })
+    }
+
+    fn take_token(
+        &self,
+        key: &str,
+        rate: f64,
+        burst: u32,
+    ) -> BoxFuture<'_, Result<Admission, StoreError>> {
+        let mut invocation = self.take_token.key(format!("{}bucket:{key}", self.prefix));
+        invocation
+            .arg(rate.max(f64::MIN_POSITIVE).to_string())
+            .arg(burst.max(1));
+        Box::pin(async move {
+            let wait = self.invoke::<u64>(&invocation).await?;
+            Ok(if wait == 0 {
+                Admission::Taken
+            } else {
+                Admission::Empty(Duration::from_millis(wait))
+            })
         })
     }
 

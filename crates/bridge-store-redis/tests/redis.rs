@@ -545,3 +545,39 @@ async fn a_watch_has_one_follower_and_passes_to_another_instance_when_its_lease_
         "a dropped watch starts again"
     );
 }
+
+#[tokio::test]
+async fn two_instances_draw_on_one_token_bucket() {
+    use bridge_app::store::Admission;
+    let redis = Redis::start();
+    let store =
+        |url: &str| RedisStore::new(url, "default", 1000, Duration::from_mins(10), None).unwrap();
+    let (one, two) = (store(&redis.url()), store(&redis.url()));
+    let mut taken = 0;
+    for i in 0..8 {
+        let instance = if i % 2 == 0 { &one } else { &two };
+        if instance.take_token("caller-a", 1.0, 4).await.unwrap() == Admission::Taken {
+            taken += 1;
+        }
+    }
+    assert_eq!(taken, 4, "a burst of four, shared by both instances");
+    let wait = match one.take_token("caller-a", 1.0, 4).await.unwrap() {
+        Admission::Empty(wait) => wait,
+        Admission::Taken => Duration::ZERO,
+    };
+    assert!(
+        wait <= Duration::from_secs(1) && wait > Duration::ZERO,
+        "{wait:?}"
+    );
+    // Another caller's bucket is its own.
+    assert_eq!(
+        two.take_token("caller-b", 1.0, 4).await.unwrap(),
+        Admission::Taken
+    );
+    tokio::time::sleep(wait + Duration::from_millis(50)).await;
+    assert_eq!(
+        two.take_token("caller-a", 1.0, 4).await.unwrap(),
+        Admission::Taken,
+        "refilled"
+    );
+}

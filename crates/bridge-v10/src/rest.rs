@@ -154,6 +154,18 @@ pub fn status_of(code: ErrorCode) -> (u16, &'static str) {
         .map_or((500, "INTERNAL"), |&(_, status, name)| (status, name))
 }
 
+/// The `google.rpc.Code` name of an answer the HTTP layer gives `status` (its HTTP mapping),
+/// for the statuses that layer decides; `None` leaves the error code's own.
+fn code_name_of_http(status: u16) -> Option<&'static str> {
+    Some(match status {
+        401 => "UNAUTHENTICATED",
+        403 => "PERMISSION_DENIED",
+        429 => "RESOURCE_EXHAUSTED",
+        503 => "UNAVAILABLE",
+        _ => return None,
+    })
+}
+
 /// The error code an HTTP+JSON error names: its `ErrorInfo` reason when it has one, else the
 /// one code its HTTP status stands for alone (404 for an unknown task), else `InternalError`.
 #[must_use]
@@ -443,6 +455,8 @@ impl RestCodec for V10Rest {
 
     fn encode_error(&self, error: RpcError, status: Option<u16>) -> RestError {
         let (by_code, name) = status_of(error.code);
+        // A status the HTTP layer decided (a 401, a 429) names its own `google.rpc.Code`.
+        let name = status.and_then(code_name_of_http).unwrap_or(name);
         let status = status.unwrap_or(by_code);
         let mut losses = Losses::default();
         let wire = serde_json::to_value(ErrorOut::from_ir(error, &mut losses)).unwrap_or_default();
@@ -631,6 +645,28 @@ mod tests {
         clippy::panic,
         reason = "tests unwrap what they just built and fail naming what they got"
     )]
+
+    #[test]
+    fn a_status_the_http_layer_decides_names_its_own_code_in_the_body() {
+        let codec = V10Rest;
+        for (status, name) in [
+            (401, "UNAUTHENTICATED"),
+            (403, "PERMISSION_DENIED"),
+            (429, "RESOURCE_EXHAUSTED"),
+            (503, "UNAVAILABLE"),
+        ] {
+            let error = RpcError::new(ErrorCode::InternalError, "refused");
+            let written = codec.encode_error(error, Some(status));
+            assert_eq!(written.status, status);
+            let body: Value = serde_json::from_slice(&written.body.value).unwrap();
+            assert_eq!(body["error"]["status"], name, "{body}");
+            assert_eq!(body["error"]["code"], status, "{body}");
+        }
+        // Any other status keeps the error code's name.
+        let written = codec.encode_error(RpcError::new(ErrorCode::TaskNotFound, "gone"), Some(404));
+        let body: Value = serde_json::from_slice(&written.body.value).unwrap();
+        assert_eq!(body["error"]["status"], "NOT_FOUND", "{body}");
+    }
 
     use super::*;
 

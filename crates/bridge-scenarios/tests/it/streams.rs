@@ -580,6 +580,17 @@ impl bridge_app::store::Store for CountingStore {
     ) -> futures_util::future::BoxFuture<'_, Result<(), bridge_app::store::StoreError>> {
         self.inner.drop_watch(id, owner)
     }
+    fn take_token(
+        &self,
+        key: &str,
+        rate: f64,
+        burst: u32,
+    ) -> futures_util::future::BoxFuture<
+        '_,
+        Result<bridge_app::store::Admission, bridge_app::store::StoreError>,
+    > {
+        self.inner.take_token(key, rate, burst)
+    }
 }
 
 #[tokio::test]
