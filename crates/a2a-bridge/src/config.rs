@@ -492,6 +492,8 @@ pub struct LimitsOverride {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct AuthSection {
+    /// Issuers whose JWTs are accepted as bearer tokens.
+    pub jwt: Vec<JwtSection>,
     /// Accepted `Authorization: Bearer` tokens.
     pub bearer_tokens: Vec<String>,
     /// An environment variable holding more bearer tokens, comma-separated.
@@ -512,7 +514,99 @@ impl Default for AuthSection {
             api_keys: Vec::new(),
             api_keys_env: None,
             api_key_header: "x-api-key".to_owned(),
+            jwt: Vec::new(),
         }
+    }
+}
+
+/// `[[auth.jwt]]`: one issuer whose JWTs are accepted as bearer tokens (`crate::jwt`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JwtSection {
+    /// The issuer (`iss`).
+    pub issuer: String,
+    /// The audiences a token must name one of; any when empty.
+    #[serde(default)]
+    pub audiences: Vec<String>,
+    /// Where the issuer's JWK Set is fetched.
+    #[serde(default)]
+    pub jwks_url: Option<String>,
+    /// A JWK Set file holding the issuer's keys.
+    #[serde(default)]
+    pub jwks_file: Option<PathBuf>,
+    /// The algorithms accepted: `RS256`, `ES256`, `EdDSA` (all by default).
+    #[serde(default)]
+    pub algorithms: Option<Vec<String>>,
+    /// How far `exp`, `nbf` and `iat` may be off.
+    #[serde(default = "default_leeway", deserialize_with = "duration")]
+    pub leeway: Duration,
+    /// The claim naming the caller.
+    #[serde(default = "default_identity_claim")]
+    pub identity_claim: String,
+    /// Claims a token must carry besides `exp` and the identity claim.
+    #[serde(default)]
+    pub required_claims: Vec<String>,
+}
+
+fn default_leeway() -> Duration {
+    Duration::from_mins(1)
+}
+
+fn default_identity_claim() -> String {
+    "sub".to_owned()
+}
+
+impl JwtSection {
+    /// The issuer as the verifier takes it, its key file read.
+    fn issuer(&self, at: &str) -> Result<crate::jwt::Issuer, String> {
+        let algorithms = self.algorithms.clone().unwrap_or_else(|| {
+            crate::jwt::ALGORITHMS
+                .iter()
+                .map(|a| (*a).to_owned())
+                .collect()
+        });
+        if let Some(unknown) = algorithms
+            .iter()
+            .find(|a| !crate::jwt::ALGORITHMS.contains(&a.as_str()))
+        {
+            return Err(format!(
+                "{at}: the algorithm {unknown:?} is not supported (RS256, ES256, EdDSA)"
+            ));
+        }
+        if algorithms.is_empty() {
+            return Err(format!("{at}: algorithms lists none"));
+        }
+        if self.jwks_url.is_none() && self.jwks_file.is_none() {
+            return Err(format!("{at}: give jwks_url or jwks_file"));
+        }
+        if let Some(url) = &self.jwks_url
+            && !(url.starts_with("https://") || url.starts_with("http://"))
+        {
+            return Err(format!("{at}: jwks_url {url:?} is not an http(s) URL"));
+        }
+        let keys = match &self.jwks_file {
+            Some(path) => {
+                let text = std::fs::read(path)
+                    .map_err(|e| format!("{at}: jwks_file {}: {e}", path.display()))?;
+                let set: serde_json::Value = serde_json::from_slice(&text)
+                    .map_err(|e| format!("{at}: jwks_file {}: {e}", path.display()))?;
+                set["keys"]
+                    .as_array()
+                    .cloned()
+                    .ok_or_else(|| format!("{at}: jwks_file {} is no JWK Set", path.display()))?
+            }
+            None => Vec::new(),
+        };
+        Ok(crate::jwt::Issuer {
+            issuer: self.issuer.clone(),
+            audiences: self.audiences.clone(),
+            jwks_url: self.jwks_url.clone(),
+            keys,
+            algorithms,
+            leeway: self.leeway,
+            identity_claim: self.identity_claim.clone(),
+            required_claims: self.required_claims.clone(),
+        })
     }
 }
 
@@ -968,6 +1062,13 @@ impl Config {
             store: self.store.clone(),
             push: self.push.settings(),
             card_signing: self.card_signing().map_err(invalid)?,
+            jwt_issuers: self
+                .auth
+                .iter()
+                .flat_map(|auth| auth.jwt.iter().enumerate())
+                .map(|(index, jwt)| jwt.issuer(&format!("auth.jwt[{index}]")))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(invalid)?,
             card_verifying: self.card_verifying().map_err(invalid)?,
         })
     }
@@ -1387,9 +1488,9 @@ fn resolve_auth(auth: &AuthSection) -> Result<InboundAuth, String> {
     bearer_tokens.extend(from_env(&auth.bearer_tokens_env)?);
     let mut api_keys = auth.api_keys.clone();
     api_keys.extend(from_env(&auth.api_keys_env)?);
-    if bearer_tokens.is_empty() && api_keys.is_empty() {
+    if bearer_tokens.is_empty() && api_keys.is_empty() && auth.jwt.is_empty() {
         return Err(
-            "[auth] accepts no credential: give bearer_tokens or api_keys (or their _env)"
+            "[auth] accepts no credential: give bearer_tokens, api_keys (or their _env) or [[auth.jwt]]"
                 .to_owned(),
         );
     }
@@ -1403,6 +1504,7 @@ fn resolve_auth(auth: &AuthSection) -> Result<InboundAuth, String> {
         bearer_tokens,
         api_keys,
         api_key_header,
+        jwt: !auth.jwt.is_empty(),
     })
 }
 
@@ -1502,6 +1604,8 @@ pub struct Resolved {
     pub card_signing: Option<CardSigning>,
     /// How agents' cards are checked, when they are.
     pub card_verifying: Option<CardVerifying>,
+    /// The issuers whose JWTs callers may present (`[[auth.jwt]]`).
+    pub jwt_issuers: Vec<crate::jwt::Issuer>,
 }
 
 impl Resolved {

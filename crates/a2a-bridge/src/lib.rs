@@ -9,6 +9,7 @@ pub mod check_card;
 pub mod cli;
 pub mod config;
 pub mod demo;
+pub mod jwt;
 pub mod metrics;
 pub mod runtime;
 pub mod signing;

@@ -805,6 +805,8 @@ pub struct Wiring {
     pub resolved: Resolved,
     /// Each route's adapters, by route name.
     pub routes: BTreeMap<String, RouteWiring>,
+    /// The verifier of callers' JWTs, kept across generations while the issuers stay the same.
+    pub token_verifier: Option<Arc<crate::jwt::JwtVerifier>>,
 }
 
 /// What [`Wiring::build`] made.
@@ -834,6 +836,7 @@ impl Wiring {
         let mut table = Vec::new();
         let mut fresh = Vec::new();
         let signing_key = signing_key(&resolved)?;
+        let token_verifier = token_verifier(&resolved, previous)?;
         let trusted_keys = trusted_keys(&resolved)?;
         for config in &resolved.routes {
             let before = previous.and_then(|p| p.routes.get(&config.name));
@@ -862,32 +865,7 @@ impl Wiring {
             };
             let streams =
                 before.map_or_else(|| Arc::new(AtomicUsize::new(0)), |b| Arc::clone(&b.streams));
-            // The task index belongs to the agent: kept across reloads while the route's
-            // agent stays the same.
-            let store: Arc<dyn Store> = match before {
-                Some(before)
-                    if same_agent(&before.config.settings.upstream, &config.settings.upstream)
-                        && previous.is_some_and(|p| p.resolved.store == resolved.store) =>
-                {
-                    Arc::clone(&before.store)
-                }
-                _ => match &resolved.store.url {
-                    Some(url) => Arc::new(
-                        RedisStore::new(
-                            url,
-                            &config.name,
-                            resolved.store.tasks_per_scope,
-                            resolved.store.ttl,
-                            ca_pem(resolved.store.ca_file.as_deref())?,
-                        )
-                        .map_err(BuildError::Store)?,
-                    ),
-                    None => Arc::new(MemoryStore::new(
-                        resolved.store.tasks_per_scope,
-                        resolved.store.ttl,
-                    )),
-                },
-            };
+            let store = route_store(before, previous, &resolved, config)?;
             let pusher = route_pusher(before, &resolved, &config.name, &store, metrics)?;
             let (port, grpc) = route_ports(&upstream, &grpc_channels, config)?;
             let bridge = Bridge::new(config.settings.clone(), codecs(), port, Arc::clone(&cards))
@@ -899,6 +877,12 @@ impl Wiring {
                 .with_pusher(Arc::clone(&pusher) as Arc<dyn bridge_app::push::Pusher>)
                 .with_background(Arc::new(TokioBackground));
             let (bridge, in_flight) = limited(bridge, before, config, &store, metrics);
+            let bridge = match &token_verifier {
+                Some(verifier) => bridge.with_token_verifier(
+                    Arc::clone(verifier) as Arc<dyn bridge_app::auth::TokenVerifier>
+                ),
+                None => bridge,
+            };
             let bridge = signed(bridge, signing_key.as_ref(), config)?;
             let bridge = verifying(bridge, &resolved, trusted_keys.as_deref(), &upstream)?;
             table.push(Route {
@@ -925,7 +909,11 @@ impl Wiring {
             );
         }
         Ok(Built {
-            wiring: Self { resolved, routes },
+            wiring: Self {
+                resolved,
+                routes,
+                token_verifier,
+            },
             table: RouteTable::new(table),
             fresh,
         })
@@ -1047,6 +1035,62 @@ fn route_ports(
         .with_max_message(config.settings.limits.upstream_body)
         .with_headers(config.headers.clone());
     Ok((http, Arc::new(grpc)))
+}
+
+/// The verifier of callers' JWTs (`[[auth.jwt]]`): the previous generation's while the issuers
+/// stay the same (its fetched keys kept), else a new one.
+fn token_verifier(
+    resolved: &Resolved,
+    previous: Option<&Wiring>,
+) -> Result<Option<Arc<crate::jwt::JwtVerifier>>, BuildError> {
+    if resolved.jwt_issuers.is_empty() {
+        return Ok(None);
+    }
+    if let Some(previous) = previous
+        && previous.resolved.jwt_issuers == resolved.jwt_issuers
+        && let Some(verifier) = &previous.token_verifier
+    {
+        return Ok(Some(Arc::clone(verifier)));
+    }
+    let client = HyperUpstream::new(ClientSettings::default()).map_err(BuildError::Upstream)?;
+    Ok(Some(Arc::new(crate::jwt::JwtVerifier::new(
+        resolved.jwt_issuers.clone(),
+        Arc::new(client),
+    ))))
+}
+
+/// The route's store: the previous generation's while the route's agent and `[store]` stay the
+/// same (the task index belongs to the agent), else a new one.
+fn route_store(
+    before: Option<&RouteWiring>,
+    previous: Option<&Wiring>,
+    resolved: &Resolved,
+    config: &RouteConfig,
+) -> Result<Arc<dyn Store>, BuildError> {
+    Ok(match before {
+        Some(before)
+            if same_agent(&before.config.settings.upstream, &config.settings.upstream)
+                && previous.is_some_and(|p| p.resolved.store == resolved.store) =>
+        {
+            Arc::clone(&before.store)
+        }
+        _ => match &resolved.store.url {
+            Some(url) => Arc::new(
+                RedisStore::new(
+                    url,
+                    &config.name,
+                    resolved.store.tasks_per_scope,
+                    resolved.store.ttl,
+                    ca_pem(resolved.store.ca_file.as_deref())?,
+                )
+                .map_err(BuildError::Store)?,
+            ),
+            None => Arc::new(MemoryStore::new(
+                resolved.store.tasks_per_scope,
+                resolved.store.ttl,
+            )),
+        },
+    })
 }
 
 /// `bridge` under the route's rate limits and cap on calls in flight (the cap's count kept from

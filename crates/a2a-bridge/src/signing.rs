@@ -628,7 +628,7 @@ fn keys_of(document: &[u8]) -> Result<Vec<Value>, String> {
 
 /// Whether `signature` of `input` verifies with the JWK `key` under `alg` (ES256 on a P-256
 /// key, RS256 on an RSA key of 2048 bits or more; nothing else).
-fn verifies(key: &Value, alg: &str, input: &[u8], signature: &[u8]) -> bool {
+pub(crate) fn verifies(key: &Value, alg: &str, input: &[u8], signature: &[u8]) -> bool {
     let part = |name: &str| {
         key[name]
             .as_str()

@@ -2,7 +2,10 @@
 //! ([`authorized`]), whose tasks it may see (`scope_of`), and what of its headers may travel on
 //! toward the agent (`without_gateway_credentials`).
 
+use std::sync::Arc;
+
 use bridge_ir::{ErrorCode, RequestId, Revision, RpcError};
+use futures_util::future::BoxFuture;
 use http::{HeaderMap, HeaderValue, StatusCode, header};
 
 use crate::bridge::Bridge;
@@ -40,8 +43,102 @@ pub fn refusal(
     Some(response)
 }
 
-/// Whether the request carries one of the configured credentials.
+/// Who a caller proved to be with a token the bridge verified.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Identity {
+    /// The token's issuer (`iss`).
+    pub issuer: String,
+    /// The caller's name in it (the configured identity claim, `sub` by default).
+    pub name: String,
+    /// Every claim of the token, for rules.
+    pub claims: serde_json::Map<String, serde_json::Value>,
+}
+
+/// Checks a bearer token that is none of the configured ones: a JWT (`[auth] jwt`). The
+/// binary's adapter verifies its signature with the issuer's keys and its claims.
+pub trait TokenVerifier: Send + Sync + std::fmt::Debug {
+    /// Who `token` says the caller is, when it verifies.
+    ///
+    /// # Errors
+    ///
+    /// What is wrong with the token, for the refusal to name.
+    fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Identity, String>>;
+}
+
+/// The bearer token of a request, if it carries one.
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token.trim())
+        .filter(|token| !token.is_empty())
+}
+
+/// The identity a caller's bearer token proves, when the route verifies tokens and the token
+/// is none of the configured static ones; `Ok(None)` when there is nothing to verify. Checked
+/// as a call enters the core, before the policy seam, for every binding.
+///
+/// # Errors
+///
+/// The refusal of a token that does not verify: HTTP 401 with a `Bearer` challenge naming the
+/// error (RFC 6750 §3.1), the error in the caller's revision and binding (gRPC
+/// `UNAUTHENTICATED`).
+pub async fn token_identity(
+    bridge: &Bridge,
+    caller: &crate::call::Caller,
+    headers: &HeaderMap,
+) -> Result<Option<Arc<Identity>>, InboundResponse> {
+    let (Some(verifier), Some(auth)) = (&bridge.token_verifier, &bridge.ports.settings.auth) else {
+        return Ok(None);
+    };
+    let Some(token) = bearer(headers) else {
+        return Ok(None);
+    };
+    if auth
+        .bearer_tokens
+        .iter()
+        .any(|t| constant_time_eq(t, token))
+    {
+        return Ok(None);
+    }
+    match verifier.verify(token).await {
+        Ok(identity) => Ok(Some(Arc::new(identity))),
+        Err(why) => {
+            let error = RpcError::new(
+                ErrorCode::InvalidRequest,
+                format!("unauthorized: the bearer token is not accepted: {why}"),
+            );
+            let mut response = caller.form.refusal_under(
+                &bridge.ports,
+                caller.revision,
+                &caller.id,
+                error,
+                StatusCode::UNAUTHORIZED,
+            );
+            if let InboundResponse::Full(response) = &mut response {
+                let challenge = format!(
+                    "Bearer realm=\"a2a-bridge\", error=\"invalid_token\", error_description=\"{}\"",
+                    why.replace(['"', '\\'], "'")
+                );
+                if let Ok(value) = HeaderValue::from_str(&challenge) {
+                    response
+                        .headers_mut()
+                        .insert(header::WWW_AUTHENTICATE, value);
+                }
+            }
+            Err(response)
+        }
+    }
+}
+
+/// Whether the request carries one of the configured credentials (or, where the route verifies
+/// JWTs, a bearer token to verify).
 pub fn authorized(auth: &InboundAuth, headers: &HeaderMap) -> bool {
+    if auth.jwt && bearer(headers).is_some() {
+        return true;
+    }
     let bearer = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -68,9 +165,12 @@ pub(crate) fn scope_of(
     auth: Option<&InboundAuth>,
     scope_header: Option<&http::HeaderName>,
     headers: &HeaderMap,
+    identity: Option<&Identity>,
 ) -> String {
     use sha2::Digest as _;
-    let checked = auth.and_then(|auth| checked_credential(auth, headers));
+    let checked = identity
+        .map(|identity| format!("jwt:{}\n{}", identity.issuer, identity.name))
+        .or_else(|| auth.and_then(|auth| checked_credential(auth, headers)));
     let named = || {
         scope_header
             .and_then(|name| headers.get(name))
@@ -121,19 +221,21 @@ pub(crate) fn checked_credential(auth: &InboundAuth, headers: &HeaderMap) -> Opt
 pub(crate) fn without_gateway_credentials(
     auth: Option<&InboundAuth>,
     mut headers: HeaderMap,
+    verified_token: bool,
 ) -> HeaderMap {
     if let Some(auth) = auth {
-        let bearer_is_ours = headers
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.split_once(' '))
-            .is_some_and(|(scheme, token)| {
-                scheme.eq_ignore_ascii_case("bearer")
-                    && auth
-                        .bearer_tokens
-                        .iter()
-                        .any(|t| constant_time_eq(t, token.trim()))
-            });
+        let bearer_is_ours = verified_token
+            || headers
+                .get(header::AUTHORIZATION)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.split_once(' '))
+                .is_some_and(|(scheme, token)| {
+                    scheme.eq_ignore_ascii_case("bearer")
+                        && auth
+                            .bearer_tokens
+                            .iter()
+                            .any(|t| constant_time_eq(t, token.trim()))
+                });
         if bearer_is_ours {
             headers.remove(header::AUTHORIZATION);
         }

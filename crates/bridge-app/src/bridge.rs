@@ -43,6 +43,8 @@ pub struct Bridge {
     /// Runs the tasks the bridge follows for push subscribers; without it, push is never
     /// emulated.
     pub(crate) background: Option<Arc<dyn crate::upstream::Background>>,
+    /// Verifies the bearer tokens that are none of the static ones (JWTs), when the route does.
+    pub(crate) token_verifier: Option<Arc<dyn crate::auth::TokenVerifier>>,
 }
 
 impl Bridge {
@@ -73,6 +75,27 @@ impl Bridge {
             card_signer: None,
             card_verifier: None,
             background: None,
+            token_verifier: None,
+        }
+    }
+
+    /// Verifies callers' bearer tokens that are none of `[auth] bearer_tokens` with `verifier`
+    /// (`[auth] jwt`); the settings' `auth.jwt` lets such tokens past the first check.
+    #[must_use]
+    pub fn with_token_verifier(mut self, verifier: Arc<dyn crate::auth::TokenVerifier>) -> Self {
+        self.token_verifier = Some(verifier);
+        self
+    }
+
+    /// What the bridge itself adds to a card it serves: push notifications it emulates, and the
+    /// bearer JWT scheme callers authenticate with when the route verifies tokens (required
+    /// beside each of the agent's requirements).
+    pub fn own_capabilities(&self, card: &mut bridge_ir::AgentCard, push_emulated: bool) {
+        if push_emulated {
+            card.capabilities.push_notifications = Some(true);
+        }
+        if self.ports.settings.auth.as_ref().is_some_and(|a| a.jwt) {
+            crate::card::require_bearer_jwt(card);
         }
     }
 

@@ -81,6 +81,8 @@ pub struct Caller {
     pub form: &'static dyn CallerForm,
     pub id: RequestId,
     pub method: Method,
+    /// Who the caller proved to be with a token the bridge verified (a JWT), once it has.
+    pub identity: Option<std::sync::Arc<crate::auth::Identity>>,
 }
 
 /// Everything one call carries through the core.

@@ -296,6 +296,36 @@ pub fn present(
     }
 }
 
+/// The name of the bearer JWT scheme the bridge declares on the cards it serves when it checks
+/// callers' JWTs (`[auth] jwt`).
+pub const BRIDGE_JWT_SCHEME: &str = "a2a-bridge-jwt";
+
+/// Declares on `card` the bearer JWT scheme the bridge checks, and requires it: beside each of
+/// the agent's own requirements (the agent may still want its own credentials), or alone when
+/// the agent states none. 1.0 writes it as `securitySchemes`/`securityRequirements`, 0.3 as
+/// `securitySchemes`/`security`.
+pub fn require_bearer_jwt(card: &mut AgentCard) {
+    card.security_schemes
+        .get_or_insert_with(Default::default)
+        .insert(
+            BRIDGE_JWT_SCHEME.to_owned(),
+            bridge_ir::SecurityScheme::HttpAuth {
+                scheme: "Bearer".to_owned(),
+                bearer_format: Some("JWT".to_owned()),
+                description: Some("a JWT of an issuer the bridge trusts".to_owned()),
+            },
+        );
+    let requirements = card.security_requirements.get_or_insert_with(Vec::new);
+    if requirements.is_empty() {
+        requirements.push(bridge_ir::SecurityRequirement::default());
+    }
+    for requirement in requirements {
+        requirement
+            .schemes
+            .insert(BRIDGE_JWT_SCHEME.to_owned(), Vec::new());
+    }
+}
+
 /// Signs the cards a route serves with the bridge's own key (A2A 1.0 §8.4: a JWS over the
 /// card's canonical form), and publishes the key: the agent's signatures cannot survive the
 /// rewrite of its URLs, so the bridge vouches for the card it serves instead.

@@ -70,6 +70,12 @@ impl CoreCall {
         &self.headers
     }
 
+    /// Who the caller proved to be with a verified token (a JWT), if it did.
+    #[must_use]
+    pub fn identity(&self) -> Option<&crate::auth::Identity> {
+        self.caller.identity.as_deref()
+    }
+
     /// The A2A `tenant` the call names, if any.
     #[must_use]
     pub fn tenant(&self) -> Option<&str> {
@@ -81,7 +87,7 @@ impl CoreCall {
     /// kept under.
     #[must_use]
     pub fn scope(&self) -> String {
-        self.entry.scope(&self.headers)
+        self.entry.scope(&self.caller, &self.headers)
     }
 
     /// The answer refusing this call with `error` under the HTTP `status` on every binding (a
@@ -126,8 +132,8 @@ pub(crate) trait Entry: Send + Sync {
         status: StatusCode,
     ) -> InboundResponse;
 
-    /// The scope of a caller with these headers.
-    fn scope(&self, headers: &HeaderMap) -> String;
+    /// The scope of `caller`, with these headers.
+    fn scope(&self, caller: &Caller, headers: &HeaderMap) -> String;
 }
 
 /// The seam with no layer: the core alone.

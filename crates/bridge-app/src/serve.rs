@@ -38,10 +38,16 @@ use crate::validate;
 /// Hands a decoded call to the policy seam ([`crate::seam`]), whose bottom is `serve`.
 pub async fn enter(
     bridge: &Arc<Bridge>,
-    caller: Caller,
+    mut caller: Caller,
     call: Call,
     headers: HeaderMap,
 ) -> InboundResponse {
+    if bridge.token_verifier.is_some() {
+        match crate::auth::token_identity(bridge, &caller, &headers).await {
+            Ok(identity) => caller.identity = identity,
+            Err(refusal) => return refusal,
+        }
+    }
     let Some(layers) = &bridge.core else {
         return serve(bridge, caller, call, headers).await;
     };
@@ -70,11 +76,12 @@ impl Entry for Bridge {
             .refusal_under(&self.ports, caller.revision, &caller.id, error, status)
     }
 
-    fn scope(&self, headers: &HeaderMap) -> String {
+    fn scope(&self, caller: &Caller, headers: &HeaderMap) -> String {
         scope_of(
             self.ports.settings.auth.as_ref(),
             self.ports.settings.scope_header.as_ref(),
             headers,
+            caller.identity.as_deref(),
         )
     }
 
@@ -158,8 +165,13 @@ async fn validated(
             bridge.ports.settings.auth.as_ref(),
             bridge.ports.settings.scope_header.as_ref(),
             &headers,
+            caller.identity.as_deref(),
         ),
-        caller_headers: without_gateway_credentials(bridge.ports.settings.auth.as_ref(), headers),
+        caller_headers: without_gateway_credentials(
+            bridge.ports.settings.auth.as_ref(),
+            headers,
+            caller.identity.is_some(),
+        ),
         upstream,
         agent,
         call_url,
@@ -428,9 +440,7 @@ pub(crate) fn shape_reply(
                 bridge.ports.settings.tenant.as_deref(),
             );
             let mut card = presented.value;
-            if context.push_emulated {
-                card.capabilities.push_notifications = Some(true);
-            }
+            bridge.own_capabilities(&mut card, context.push_emulated);
             // The extended card is signed as the public card is, in the caller's revision.
             if let Some(signer) = bridge.card_signer()
                 && let Err(why) = signer.sign_card(context.caller, &mut card, &bridge.ports.codecs)

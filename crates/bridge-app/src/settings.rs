@@ -89,6 +89,9 @@ pub struct InboundAuth {
     pub api_keys: Vec<String>,
     /// The header API keys arrive in.
     pub api_key_header: http::HeaderName,
+    /// Whether a bearer token none of `bearer_tokens` is may be a JWT, which the route's token
+    /// verifier checks (`crate::auth::TokenVerifier`, `[auth] jwt`).
+    pub jwt: bool,
 }
 
 /// The agent behind the bridge.

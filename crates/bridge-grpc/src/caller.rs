@@ -191,6 +191,7 @@ async fn enter(bridge: &Arc<Bridge>, call: GrpcCall) -> InboundResponse {
         form: &GrpcCaller,
         id: RequestId::String(uuid::Uuid::new_v4().to_string()),
         method,
+        identity: None,
     };
     bridge_app::serve::enter(bridge, caller, call, headers).await
 }

@@ -209,6 +209,7 @@ async fn serve_route(
         form: &crate::caller::RestCaller,
         id: RequestId::String(uuid::Uuid::new_v4().to_string()),
         method: route.method,
+        identity: None,
     };
     bridge_app::serve::enter(bridge, caller, call, request.headers).await
 }

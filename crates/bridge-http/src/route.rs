@@ -184,9 +184,7 @@ async fn serve_card(bridge: &Bridge, request: &InboundRequest) -> InboundRespons
         bridge.ports().settings.tenant.as_deref(),
     );
     let mut presented = presented;
-    if bridge.emulates_push(&cached) {
-        presented.value.capabilities.push_notifications = Some(true);
-    }
+    bridge.own_capabilities(&mut presented.value, bridge.emulates_push(&cached));
     let mut served = match card::serve(presented.value, view, &bridge.ports().codecs) {
         Ok(served) => served,
         Err(why) => {

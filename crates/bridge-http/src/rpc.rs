@@ -250,6 +250,7 @@ pub(crate) async fn rpc_inner(
         form: &crate::caller::JsonRpcCaller,
         id: envelope.id,
         method: negotiated.method,
+        identity: None,
     };
     bridge_app::serve::enter(bridge, caller, call, request.headers).await
 }

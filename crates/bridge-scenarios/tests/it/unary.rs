@@ -273,6 +273,7 @@ async fn each_credential_lists_only_its_own_tasks() {
             bearer_tokens: vec!["one".into(), "two".into()],
             api_keys: Vec::new(),
             api_key_header: http::HeaderName::from_static("x-api-key"),
+            jwt: false,
         });
     });
     let one = ("authorization", "Bearer one");
@@ -312,6 +313,7 @@ async fn without_a_checked_credential_the_scope_header_names_the_scope() {
             bearer_tokens: vec!["one".into()],
             api_keys: Vec::new(),
             api_key_header: http::HeaderName::from_static("x-api-key"),
+            jwt: false,
         });
     });
     let bearer = ("authorization", "Bearer one");
@@ -490,6 +492,7 @@ async fn a_configured_credential_is_required_and_a_missing_one_is_refused_with_4
             bearer_tokens: vec!["s3cret".into()],
             api_keys: vec!["k-1".into()],
             api_key_header: http::HeaderName::from_static("x-api-key"),
+            jwt: false,
         });
     });
     for headers in [
