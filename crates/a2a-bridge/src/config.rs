@@ -94,6 +94,58 @@ pub struct Config {
     /// Rate limits at the policy seam.
     #[serde(default)]
     pub rate_limits: RateLimitsSection,
+    /// Which calls are allowed, at the policy seam.
+    #[serde(default)]
+    pub authorization: Option<AuthorizationSection>,
+}
+
+/// `[authorization]`: rules allowing or denying calls (`bridge_policy::authz`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuthorizationSection {
+    /// What a call no rule matches gets: `allow` or `deny`.
+    #[serde(default = "default_effect")]
+    pub default: String,
+    /// The rules, the first that matches deciding.
+    #[serde(default)]
+    pub rules: Vec<AuthorizationRule>,
+}
+
+fn default_effect() -> String {
+    "allow".to_owned()
+}
+
+/// `[[authorization.rules]]`: one rule; every condition it states must hold.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuthorizationRule {
+    /// `allow` or `deny`.
+    pub effect: String,
+    /// The routes (by name) it applies to; every route when empty.
+    #[serde(default)]
+    pub routes: Vec<String>,
+    /// Method labels (`send_message`, …) or classes (`send`, `stream`, `read`, `push_config`,
+    /// `card`).
+    #[serde(default)]
+    pub methods: Vec<String>,
+    /// A2A tenants.
+    #[serde(default)]
+    pub tenants: Vec<String>,
+    /// Names verified tokens give callers.
+    #[serde(default)]
+    pub identities: Vec<String>,
+    /// Claims of the verified token, each equal to (or, for a list, holding) the value.
+    #[serde(default)]
+    pub claims: BTreeMap<String, String>,
+    /// The callers' bindings: `jsonrpc`, `http_json`, `grpc`.
+    #[serde(default)]
+    pub bindings: Vec<String>,
+    /// The callers' revisions: `0.3`, `1.0`.
+    #[serde(default)]
+    pub revisions: Vec<String>,
+    /// The agents' revisions.
+    #[serde(default)]
+    pub agent_revisions: Vec<String>,
 }
 
 /// `[rate_limits]`: token buckets per route, caller, tenant or header, per method class.
@@ -399,6 +451,7 @@ impl Default for Config {
             serve: ServeSection::default(),
             store: StoreSection::default(),
             rate_limits: RateLimitsSection::default(),
+            authorization: None,
             push: PushSection::default(),
         }
     }
@@ -1028,6 +1081,7 @@ impl Config {
         }
         let grpc = self.serve_grpc(&mut routes).map_err(invalid)?;
         self.rate_rules(&mut routes).map_err(invalid)?;
+        self.authorization(&mut routes).map_err(invalid)?;
 
         let server = ServerConfig {
             max_body: self.limits.inbound_body,
@@ -1071,6 +1125,90 @@ impl Config {
                 .map_err(invalid)?,
             card_verifying: self.card_verifying().map_err(invalid)?,
         })
+    }
+
+    /// Each route's authorization table, checked: known effects, routes, methods, bindings and
+    /// revisions.
+    fn authorization(&self, routes: &mut [RouteConfig]) -> Result<(), String> {
+        use bridge_policy::authz::{Effect, MethodMatch, Rule, Rules};
+        let Some(section) = &self.authorization else {
+            return Ok(());
+        };
+        let effect = |name: &str, at: &str| {
+            Effect::from_name(name)
+                .ok_or_else(|| format!("{at}: {name:?} is neither allow nor deny"))
+        };
+        let default = effect(&section.default, "authorization.default")?;
+        let revision = |name: &String, at: &str| {
+            Revision::from_version(name)
+                .filter(|r| r.as_str() == name)
+                .ok_or_else(|| format!("{at}: {name:?} is no revision (0.3, 1.0)"))
+        };
+        let mut table: Vec<(Vec<String>, Rule)> = Vec::new();
+        for (index, rule) in section.rules.iter().enumerate() {
+            let at = format!("authorization.rules[{index}]");
+            if let Some(unknown) = rule
+                .routes
+                .iter()
+                .find(|name| !routes.iter().any(|r| &r.name == *name))
+            {
+                return Err(format!("{at}: no route is named {unknown:?}"));
+            }
+            let methods = rule
+                .methods
+                .iter()
+                .map(|name| {
+                    MethodMatch::from_name(name).ok_or_else(|| {
+                        format!("{at}: {name:?} is no method label (send_message, get_task, …) or class (send, stream, read, push_config, card)")
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let bindings = rule
+                .bindings
+                .iter()
+                .map(|name| {
+                    [Binding::JsonRpc, Binding::HttpJson, Binding::Grpc]
+                        .into_iter()
+                        .find(|b| b.label() == name)
+                        .ok_or_else(|| {
+                            format!("{at}: {name:?} is no binding (jsonrpc, http_json, grpc)")
+                        })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            table.push((
+                rule.routes.clone(),
+                Rule {
+                    name: at.clone(),
+                    effect: effect(&rule.effect, &at)?,
+                    methods,
+                    tenants: rule.tenants.clone(),
+                    identities: rule.identities.clone(),
+                    claims: rule.claims.clone().into_iter().collect(),
+                    bindings,
+                    revisions: rule
+                        .revisions
+                        .iter()
+                        .map(|r| revision(r, &at))
+                        .collect::<Result<_, _>>()?,
+                    agent_revisions: rule
+                        .agent_revisions
+                        .iter()
+                        .map(|r| revision(r, &at))
+                        .collect::<Result<_, _>>()?,
+                },
+            ));
+        }
+        for route in routes.iter_mut() {
+            route.authorization = Some(Rules {
+                rules: table
+                    .iter()
+                    .filter(|(names, _)| names.is_empty() || names.contains(&route.name))
+                    .map(|(_, rule)| rule.clone())
+                    .collect(),
+                default,
+            });
+        }
+        Ok(())
     }
 
     /// Each route's rate rules, checked: known routes, classes and keys, a positive rate.
@@ -1268,6 +1406,7 @@ impl Config {
             ),
             client: self.client(&self.upstream),
             rate_rules: Vec::new(),
+            authorization: None,
             fail_open: self.rate_limits.fail_open,
             max_in_flight: self.limits.max_in_flight,
             in_flight_wait: self.limits.in_flight_wait,
@@ -1334,6 +1473,7 @@ impl Config {
         }
         Ok(RouteConfig {
             rate_rules: Vec::new(),
+            authorization: None,
             fail_open: self.rate_limits.fail_open,
             max_in_flight: route
                 .limits
@@ -1558,6 +1698,8 @@ pub struct RouteConfig {
     pub max_in_flight: usize,
     /// How long a call beyond the cap waits.
     pub in_flight_wait: Duration,
+    /// The route's authorization table, when `[authorization]` is set.
+    pub authorization: Option<bridge_policy::authz::Rules>,
 }
 
 /// A gRPC listener and the route it serves.

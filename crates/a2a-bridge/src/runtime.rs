@@ -877,6 +877,14 @@ impl Wiring {
                 .with_pusher(Arc::clone(&pusher) as Arc<dyn bridge_app::push::Pusher>)
                 .with_background(Arc::new(TokioBackground));
             let (bridge, in_flight) = limited(bridge, before, config, &store, metrics);
+            // Authorization wraps the limits: a call it refuses takes no token.
+            let bridge = match &config.authorization {
+                Some(rules) => bridge.with_layer(bridge_policy::authz::AuthzLayer::new(
+                    rules.clone(),
+                    metrics.observer(&config.name),
+                )),
+                None => bridge,
+            };
             let bridge = match &token_verifier {
                 Some(verifier) => bridge.with_token_verifier(
                     Arc::clone(verifier) as Arc<dyn bridge_app::auth::TokenVerifier>

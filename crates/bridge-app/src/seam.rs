@@ -70,6 +70,12 @@ impl CoreCall {
         &self.headers
     }
 
+    /// The revision of the route's agent, once its card was read (or as configured).
+    #[must_use]
+    pub fn agent_revision(&self) -> Option<Revision> {
+        self.entry.agent_revision()
+    }
+
     /// Who the caller proved to be with a verified token (a JWT), if it did.
     #[must_use]
     pub fn identity(&self) -> Option<&crate::auth::Identity> {
@@ -134,6 +140,9 @@ pub(crate) trait Entry: Send + Sync {
 
     /// The scope of `caller`, with these headers.
     fn scope(&self, caller: &Caller, headers: &HeaderMap) -> String;
+
+    /// The revision of the route's agent, once its card was read (or as pinned).
+    fn agent_revision(&self) -> Option<Revision>;
 }
 
 /// The seam with no layer: the core alone.

@@ -76,6 +76,13 @@ impl Entry for Bridge {
             .refusal_under(&self.ports, caller.revision, &caller.id, error, status)
     }
 
+    fn agent_revision(&self) -> Option<Revision> {
+        self.cards
+            .get()
+            .map(|card| card.revision)
+            .or(self.ports.settings.upstream.revision)
+    }
+
     fn scope(&self, caller: &Caller, headers: &HeaderMap) -> String {
         scope_of(
             self.ports.settings.auth.as_ref(),
