@@ -327,11 +327,15 @@ fn grpc_serve(
                 read(&files.cert_chain)?,
                 read(&files.private_key)?,
             );
-            Some(
-                tonic::transport::ServerTlsConfig::new()
-                    .identity(identity)
-                    .timeout(resolved.server.header_read_timeout),
-            )
+            let config = tonic::transport::ServerTlsConfig::new()
+                .identity(identity)
+                .timeout(resolved.server.header_read_timeout);
+            Some(match &files.client_ca {
+                Some(ca) => {
+                    config.client_ca_root(tonic::transport::Certificate::from_pem(read(ca)?))
+                }
+                None => config,
+            })
         }
         None => None,
     };
@@ -351,6 +355,10 @@ fn grpc_serve(
         resolved.server.max_body,
     )
     .with_limits(resolved.grpc_limits);
+    let service = match resolved.server.client_identity {
+        Some(kind) => service.with_client_identity(Arc::new(move |der: &[u8]| kind.of(der))),
+        None => service,
+    };
     Ok(crate::workers::GrpcServe {
         service,
         tls,

@@ -671,6 +671,14 @@ pub struct TlsSection {
     pub cert_chain: PathBuf,
     /// The PEM private key (PKCS#8, PKCS#1 or SEC1).
     pub private_key: PathBuf,
+    /// The PEM certificates of the authorities callers' certificates must chain to: when set,
+    /// every caller must present one (mTLS), on the HTTP and the gRPC listeners.
+    #[serde(default)]
+    pub client_ca: Option<PathBuf>,
+    /// What of a caller's certificate is its identity: `cn` (the subject's common name),
+    /// `dns`, `uri` or `email` (the first subject alternative name of that kind).
+    #[serde(default)]
+    pub client_identity: Option<String>,
 }
 
 fn default_listen() -> SocketAddr {
@@ -1092,6 +1100,14 @@ impl Config {
             shutdown_grace: self.server.shutdown_grace,
             ..ServerConfig::default()
         };
+        let tls_files = self.tls_files().map_err(invalid)?;
+        let server = ServerConfig {
+            client_identity: tls_files
+                .as_ref()
+                .filter(|tls| tls.client_ca.is_some())
+                .map(|tls| tls.client_identity),
+            ..server
+        };
         let grpc_limits = bridge_grpc::GrpcLimits {
             streams_per_connection: self.limits.grpc_streams_per_connection,
             calls: self.limits.streams,
@@ -1109,22 +1125,42 @@ impl Config {
             demo: self.demo,
             admin: self.admin,
             grpc,
-            tls: self.tls.as_ref().map(|tls| TlsFiles {
-                cert_chain: tls.cert_chain.clone(),
-                private_key: tls.private_key.clone(),
-            }),
+            tls: tls_files,
             store: self.store.clone(),
             push: self.push.settings(),
             card_signing: self.card_signing().map_err(invalid)?,
-            jwt_issuers: self
-                .auth
-                .iter()
-                .flat_map(|auth| auth.jwt.iter().enumerate())
-                .map(|(index, jwt)| jwt.issuer(&format!("auth.jwt[{index}]")))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(invalid)?,
+            jwt_issuers: self.jwt_issuers().map_err(invalid)?,
             card_verifying: self.card_verifying().map_err(invalid)?,
         })
+    }
+
+    /// `[tls]`, checked: the client identity a known choice, and only with `client_ca`.
+    fn tls_files(&self) -> Result<Option<TlsFiles>, String> {
+        let Some(tls) = &self.tls else {
+            return Ok(None);
+        };
+        let named = tls.client_identity.as_deref().unwrap_or("cn");
+        let client_identity = bridge_server::ClientIdentity::from_name(named).ok_or_else(|| {
+            format!("tls.client_identity {named:?} is none of cn, dns, uri, email")
+        })?;
+        if tls.client_identity.is_some() && tls.client_ca.is_none() {
+            return Err("tls.client_identity needs tls.client_ca".to_owned());
+        }
+        Ok(Some(TlsFiles {
+            cert_chain: tls.cert_chain.clone(),
+            private_key: tls.private_key.clone(),
+            client_ca: tls.client_ca.clone(),
+            client_identity,
+        }))
+    }
+
+    /// The issuers of `[[auth.jwt]]`, their key files read.
+    fn jwt_issuers(&self) -> Result<Vec<crate::jwt::Issuer>, String> {
+        self.auth
+            .iter()
+            .flat_map(|auth| auth.jwt.iter().enumerate())
+            .map(|(index, jwt)| jwt.issuer(&format!("auth.jwt[{index}]")))
+            .collect()
     }
 
     /// Each route's authorization table, checked: known effects, routes, methods, bindings and

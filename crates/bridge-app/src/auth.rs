@@ -65,6 +65,15 @@ pub trait TokenVerifier: Send + Sync + std::fmt::Debug {
     fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Identity, String>>;
 }
 
+/// The header the inbound servers put the identity of a caller's verified client certificate
+/// in (mTLS, `[tls] client_ca`), after removing whatever the caller sent under that name; it
+/// never travels on to an agent.
+pub const CLIENT_IDENTITY: http::HeaderName =
+    http::HeaderName::from_static("a2a-bridge-client-identity");
+
+/// The issuer an mTLS caller's [`Identity`] names.
+pub const MTLS_ISSUER: &str = "mtls";
+
 /// The bearer token of a request, if it carries one.
 fn bearer(headers: &HeaderMap) -> Option<&str> {
     headers
@@ -90,18 +99,30 @@ pub async fn token_identity(
     caller: &crate::call::Caller,
     headers: &HeaderMap,
 ) -> Result<Option<Arc<Identity>>, InboundResponse> {
+    let certified = || {
+        headers
+            .get(&CLIENT_IDENTITY)
+            .and_then(|v| v.to_str().ok())
+            .map(|name| {
+                Arc::new(Identity {
+                    issuer: MTLS_ISSUER.to_owned(),
+                    name: name.to_owned(),
+                    claims: serde_json::Map::new(),
+                })
+            })
+    };
     let (Some(verifier), Some(auth)) = (&bridge.token_verifier, &bridge.ports.settings.auth) else {
-        return Ok(None);
+        return Ok(certified());
     };
     let Some(token) = bearer(headers) else {
-        return Ok(None);
+        return Ok(certified());
     };
     if auth
         .bearer_tokens
         .iter()
         .any(|t| constant_time_eq(t, token))
     {
-        return Ok(None);
+        return Ok(certified());
     }
     match verifier.verify(token).await {
         Ok(identity) => Ok(Some(Arc::new(identity))),
@@ -136,7 +157,8 @@ pub async fn token_identity(
 /// Whether the request carries one of the configured credentials (or, where the route verifies
 /// JWTs, a bearer token to verify).
 pub fn authorized(auth: &InboundAuth, headers: &HeaderMap) -> bool {
-    if auth.jwt && bearer(headers).is_some() {
+    // A verified client certificate authenticates the caller too.
+    if headers.contains_key(&CLIENT_IDENTITY) || (auth.jwt && bearer(headers).is_some()) {
         return true;
     }
     let bearer = headers
@@ -223,6 +245,7 @@ pub(crate) fn without_gateway_credentials(
     mut headers: HeaderMap,
     verified_token: bool,
 ) -> HeaderMap {
+    headers.remove(&CLIENT_IDENTITY);
     if let Some(auth) = auth {
         let bearer_is_ours = verified_token
             || headers

@@ -42,7 +42,7 @@ pub async fn enter(
     call: Call,
     headers: HeaderMap,
 ) -> InboundResponse {
-    if bridge.token_verifier.is_some() {
+    if bridge.token_verifier.is_some() || headers.contains_key(&crate::auth::CLIENT_IDENTITY) {
         match crate::auth::token_identity(bridge, &caller, &headers).await {
             Ok(identity) => caller.identity = identity,
             Err(refusal) => return refusal,

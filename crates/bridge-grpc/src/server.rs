@@ -40,7 +40,16 @@ pub struct GrpcService {
     calls: Arc<Semaphore>,
     /// One permit per open connection of the listener, on whichever thread serves it.
     connections: Arc<Semaphore>,
+    /// What a caller's verified client certificate (DER) names it, when the listener asks for
+    /// client certificates (mTLS).
+    client_identity: Option<ClientNamer>,
 }
+
+/// What the TLS layer tells a call about its connection.
+type Tls = tonic::transport::server::TlsConnectInfo<tonic::transport::server::TcpConnectInfo>;
+
+/// The identity a client certificate (DER) names.
+pub type ClientNamer = Arc<dyn Fn(&[u8]) -> Option<String> + Send + Sync>;
 
 /// What one gRPC listener lets callers hold at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,7 +111,16 @@ impl GrpcService {
             limits,
             calls: Arc::new(Semaphore::new(limits.calls)),
             connections: Arc::new(Semaphore::new(limits.connections)),
+            client_identity: None,
         }
+    }
+
+    /// Names each caller by its verified client certificate through `namer`, in
+    /// `bridge_app::auth::CLIENT_IDENTITY` (the listener's TLS asks for client certificates).
+    #[must_use]
+    pub fn with_client_identity(mut self, namer: ClientNamer) -> Self {
+        self.client_identity = Some(namer);
+        self
     }
 
     /// Serves within `limits` instead of [`GrpcLimits::default`].
@@ -271,6 +289,11 @@ impl tonic::codegen::Service<http::Request<tonic::body::Body>> for GrpcService {
 
     fn call(&mut self, request: http::Request<tonic::body::Body>) -> Self::Future {
         let path = request.uri().path().to_owned();
+        let client = self.client_identity.as_ref().and_then(|name_of| {
+            let certificates = request.extensions().get::<Tls>()?.peer_certs()?;
+            let name = name_of(certificates.first()?.as_ref())?;
+            http::HeaderValue::from_str(&name).ok()
+        });
         let found = path
             .strip_prefix('/')
             .and_then(|p| p.split_once('/'))
@@ -323,7 +346,15 @@ impl tonic::codegen::Service<http::Request<tonic::body::Body>> for GrpcService {
                 );
                 return Ok(status.into_http());
             }
-            let (parts, body) = request.into_parts();
+            let (mut parts, body) = request.into_parts();
+            // Only the handshake names the caller's certificate: metadata of that name the
+            // caller sent is not believed.
+            parts.headers.remove(bridge_app::auth::CLIENT_IDENTITY);
+            if let Some(client) = client {
+                parts
+                    .headers
+                    .insert(bridge_app::auth::CLIENT_IDENTITY, client);
+            }
             let message = match read_message(body, max_message).await {
                 Ok(message) => message,
                 Err(status) => return Ok(status.into_http()),

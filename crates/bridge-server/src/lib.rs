@@ -73,7 +73,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
 
-pub use tls::{TlsError, TlsFiles, tls_acceptor};
+pub use tls::{ClientIdentity, TlsError, TlsFiles, tls_acceptor};
 pub use tokio_rustls::TlsAcceptor;
 
 /// The SSE comment written to a stream that has been quiet for the keep-alive interval. A
@@ -106,6 +106,9 @@ pub struct ServerConfig {
     /// Live counters the server keeps (open connections, requests in flight), shared with
     /// whoever reports or tests them.
     pub stats: Arc<ServerStats>,
+    /// What of a caller's verified client certificate names it (`[tls] client_ca`): put in
+    /// `bridge_app::auth::CLIENT_IDENTITY` on each of the connection's requests.
+    pub client_identity: Option<ClientIdentity>,
 }
 
 /// Live counters of a running server, and the connection permits: servers that share one
@@ -163,6 +166,7 @@ impl Default for ServerConfig {
             keepalive_interval: Duration::from_secs(15),
             shutdown_grace: Duration::from_secs(30),
             stats: Arc::new(ServerStats::default()),
+            client_identity: None,
         }
     }
 }
@@ -242,6 +246,12 @@ trait Handshake: Send + Sync + 'static {
         &self,
         stream: TcpStream,
     ) -> impl Future<Output = std::io::Result<Self::Io>> + Send;
+
+    /// The caller's certificate (DER), when the handshake verified one.
+    fn peer_certificate(io: &Self::Io) -> Option<Vec<u8>> {
+        let _ = io;
+        None
+    }
 }
 
 /// Plain HTTP: the TCP stream as it is.
@@ -266,6 +276,14 @@ impl Handshake for TlsAcceptor {
         stream: TcpStream,
     ) -> impl Future<Output = std::io::Result<Self::Io>> + Send {
         self.accept(stream)
+    }
+
+    fn peer_certificate(io: &Self::Io) -> Option<Vec<u8>> {
+        io.get_ref()
+            .1
+            .peer_certificates()
+            .and_then(|chain| chain.first())
+            .map(|leaf| leaf.as_ref().to_vec())
     }
 }
 
@@ -380,7 +398,12 @@ async fn serve_listener<H: Handshake>(
                 },
                 () = raised(&mut stop) => return,
             };
-            serve_connection(io, peer, shared, stop).await;
+            let client = shared.config.client_identity.and_then(|kind| {
+                H::peer_certificate(&io)
+                    .and_then(|der| kind.of(&der))
+                    .and_then(|name| HeaderValue::from_str(&name).ok())
+            });
+            serve_connection(io, peer, shared, client, stop).await;
         });
     }
 
@@ -424,6 +447,7 @@ async fn serve_connection<Io>(
     io: Io,
     peer: SocketAddr,
     shared: Arc<Shared>,
+    client: Option<HeaderValue>,
     mut stop: watch::Receiver<bool>,
 ) where
     Io: AsyncRead + AsyncWrite + Unpin + Send + 'static,
@@ -433,7 +457,16 @@ async fn serve_connection<Io>(
         .timer(TokioTimer::new())
         .header_read_timeout(shared.config.header_read_timeout)
         .max_buf_size(shared.config.max_header_size.max(8192));
-    let service = service_fn(move |request| serve(Arc::clone(&shared), request));
+    let service = service_fn(move |mut request: http::Request<Incoming>| {
+        // Only the handshake names the caller's certificate: a header of that name the caller
+        // sent is not believed.
+        let headers = request.headers_mut();
+        headers.remove(bridge_app::auth::CLIENT_IDENTITY);
+        if let Some(client) = &client {
+            headers.insert(bridge_app::auth::CLIENT_IDENTITY, client.clone());
+        }
+        serve(Arc::clone(&shared), request)
+    });
     let connection = builder.serve_connection(TokioIo::new(io), service);
     let mut connection = std::pin::pin!(connection);
     let result = tokio::select! {

@@ -22,7 +22,8 @@ use rustls::pki_types::pem::PemObject as _;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use tokio_rustls::TlsAcceptor;
 
-/// Where the server's certificate and key are, both PEM.
+/// Where the server's certificate and key are, both PEM, and how callers' certificates are
+/// checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TlsFiles {
     /// The server certificate first, then the intermediates that lead to a root the clients
@@ -30,6 +31,78 @@ pub struct TlsFiles {
     pub cert_chain: PathBuf,
     /// The private key of the first certificate: PKCS#8, PKCS#1 (RSA) or SEC1 (EC).
     pub private_key: PathBuf,
+    /// The PEM certificates of the authorities callers' certificates must chain to: when set,
+    /// every caller must present a certificate that verifies (mTLS).
+    pub client_ca: Option<PathBuf>,
+    /// What of a caller's certificate names it.
+    pub client_identity: ClientIdentity,
+}
+
+/// What of a caller's certificate is its identity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ClientIdentity {
+    /// The subject's common name.
+    #[default]
+    CommonName,
+    /// The first DNS name among the subject alternative names.
+    Dns,
+    /// The first URI among them (a SPIFFE ID, say).
+    Uri,
+    /// The first e-mail address among them.
+    Email,
+}
+
+impl ClientIdentity {
+    /// Every choice, for tables and tests.
+    pub const ALL: [Self; 4] = [Self::CommonName, Self::Dns, Self::Uri, Self::Email];
+
+    /// The name a configuration uses: `cn`, `dns`, `uri`, `email`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::CommonName => "cn",
+            Self::Dns => "dns",
+            Self::Uri => "uri",
+            Self::Email => "email",
+        }
+    }
+
+    /// What a name means.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.as_str() == name)
+    }
+
+    /// The identity `der`, a caller's (verified) certificate, names; `None` when it names none.
+    #[must_use]
+    pub fn of(self, der: &[u8]) -> Option<String> {
+        use x509_parser::extensions::GeneralName;
+        let (_, certificate) = x509_parser::parse_x509_certificate(der).ok()?;
+        let name = match self {
+            Self::CommonName => certificate
+                .subject()
+                .iter_common_name()
+                .next()
+                .and_then(|cn| cn.as_str().ok())
+                .map(str::to_owned),
+            alternative => certificate
+                .subject_alternative_name()
+                .ok()
+                .flatten()
+                .and_then(|san| {
+                    san.value
+                        .general_names
+                        .iter()
+                        .find_map(|name| match (alternative, name) {
+                            (Self::Dns, GeneralName::DNSName(n))
+                            | (Self::Uri, GeneralName::URI(n))
+                            | (Self::Email, GeneralName::RFC822Name(n)) => Some((*n).to_owned()),
+                            _ => None,
+                        })
+                }),
+        };
+        name.filter(|n| !n.is_empty())
+    }
 }
 
 /// Why a TLS acceptor could not be built.
@@ -57,6 +130,14 @@ pub enum TlsError {
         /// What went wrong.
         error: rustls::pki_types::pem::Error,
     },
+    /// The client authorities cannot check callers' certificates.
+    #[error("the client CA {} cannot be used: {error}", path.display())]
+    ClientCa {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        error: String,
+    },
     /// rustls refused the certificate and key (a key that does not match the certificate, an
     /// unsupported key type).
     #[error("the certificate and key are not usable: {0}")]
@@ -77,10 +158,28 @@ pub fn tls_acceptor(files: &TlsFiles) -> Result<TlsAcceptor, TlsError> {
             error,
         })?;
     let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut config = rustls::ServerConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()?
-        .with_no_client_auth()
-        .with_single_cert(chain, key)?;
+    let builder = rustls::ServerConfig::builder_with_provider(Arc::clone(&provider))
+        .with_safe_default_protocol_versions()?;
+    let builder = match &files.client_ca {
+        Some(path) => {
+            let mut roots = rustls::RootCertStore::empty();
+            for certificate in read_chain(path)? {
+                roots.add(certificate)?;
+            }
+            let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+                Arc::new(roots),
+                provider,
+            )
+            .build()
+            .map_err(|e| TlsError::ClientCa {
+                path: path.clone(),
+                error: e.to_string(),
+            })?;
+            builder.with_client_cert_verifier(verifier)
+        }
+        None => builder.with_no_client_auth(),
+    };
+    let mut config = builder.with_single_cert(chain, key)?;
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(TlsAcceptor::from(Arc::new(config)))
 }
@@ -100,4 +199,48 @@ fn read_chain(path: &Path) -> Result<Vec<CertificateDer<'static>>, TlsError> {
         });
     }
     Ok(chain)
+}
+
+#[cfg(test)]
+mod tests {
+    #![expect(clippy::unwrap_used, reason = "tests unwrap what they just built")]
+
+    use super::*;
+
+    #[test]
+    fn each_choice_reads_its_part_of_the_certificate_and_its_name_back() {
+        let mut params = rcgen::CertificateParams::new(vec!["agent.example".to_owned()]).unwrap();
+        params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, "alice");
+        params.subject_alt_names.push(rcgen::SanType::URI(
+            rcgen::string::Ia5String::try_from("spiffe://example/alice").unwrap(),
+        ));
+        params.subject_alt_names.push(rcgen::SanType::Rfc822Name(
+            rcgen::string::Ia5String::try_from("alice@example.org").unwrap(),
+        ));
+        let key = rcgen::KeyPair::generate().unwrap();
+        let der = params.self_signed(&key).unwrap().der().to_vec();
+        assert_eq!(
+            ClientIdentity::CommonName.of(&der).as_deref(),
+            Some("alice")
+        );
+        assert_eq!(
+            ClientIdentity::Dns.of(&der).as_deref(),
+            Some("agent.example")
+        );
+        assert_eq!(
+            ClientIdentity::Uri.of(&der).as_deref(),
+            Some("spiffe://example/alice")
+        );
+        assert_eq!(
+            ClientIdentity::Email.of(&der).as_deref(),
+            Some("alice@example.org")
+        );
+        assert_eq!(ClientIdentity::CommonName.of(b"not a certificate"), None);
+        for choice in ClientIdentity::ALL {
+            assert_eq!(ClientIdentity::from_name(choice.as_str()), Some(choice));
+        }
+        assert_eq!(ClientIdentity::from_name("subject"), None);
+    }
 }

@@ -854,6 +854,8 @@ mod tls {
             let files = TlsFiles {
                 cert_chain: dir.join("cert.pem"),
                 private_key: dir.join("key.pem"),
+                client_ca: None,
+                client_identity: bridge_server::ClientIdentity::default(),
             };
             std::fs::write(&files.cert_chain, &cert_pem).unwrap();
             std::fs::write(&files.private_key, certified.signing_key.serialize_pem()).unwrap();
