@@ -190,6 +190,13 @@ pub fn load(cli: &Cli) -> Result<Resolved, ConfigError> {
 
 async fn serve(cli: Cli) -> Result<(), StartError> {
     let resolved = load(&cli)?;
+    if let Some(settings) = &resolved.telemetry {
+        crate::telemetry::install(settings).map_err(|why| StartError::Io {
+            what: format!("cannot start exporting traces: {why}"),
+            source: std::io::Error::other(why.clone()),
+        })?;
+        tracing::info!(endpoint = ?settings.endpoint, protocol = ?settings.protocol, "traces exported over OTLP");
+    }
 
     let (demo_stop, demo) = start_demo(&resolved).await?;
 
@@ -268,6 +275,8 @@ async fn serve(cli: Cli) -> Result<(), StartError> {
     signal.abort();
     reloader.abort();
     refreshers.lock().await.stop();
+    // The spans still queued go out before the process ends.
+    let _ = tokio::task::spawn_blocking(crate::telemetry::shutdown).await;
     if let Some(admin) = admin {
         let _ = admin.await;
     }
@@ -520,9 +529,10 @@ pub fn reload(
         || resolved.admin != before.admin
         || resolved.grpc != before.grpc
         || resolved.tls != before.tls
+        || resolved.telemetry != before.telemetry
     {
         tracing::warn!(
-            "listen, admin, grpc_listen (top-level and per route), [tls], [server], [demo] and the inbound limits apply at start only; restart to change them"
+            "listen, admin, grpc_listen (top-level and per route), [tls], [telemetry], [server], [demo] and the inbound limits apply at start only; restart to change them"
         );
     }
     Ok(Wiring::build(resolved, Some(current), metrics)?)

@@ -97,6 +97,42 @@ pub struct Config {
     /// Which calls are allowed, at the policy seam.
     #[serde(default)]
     pub authorization: Option<AuthorizationSection>,
+    /// Traces exported over OTLP.
+    #[serde(default)]
+    pub telemetry: Option<TelemetrySection>,
+}
+
+/// `[telemetry]`: OpenTelemetry traces (`crate::telemetry`); each key falls back to the
+/// standard `OTEL_*` variable.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TelemetrySection {
+    /// The OTLP endpoint (`http://collector:4317` for gRPC, `http://collector:4318` for
+    /// HTTP/protobuf).
+    pub endpoint: Option<String>,
+    /// `grpc` or `http/protobuf`.
+    pub protocol: Option<String>,
+    /// Headers sent with each export.
+    pub headers: BTreeMap<String, String>,
+    /// The service name.
+    pub service_name: Option<String>,
+    /// The share of traces sampled, 0 to 1 (parent-based).
+    pub sample_ratio: Option<f64>,
+    /// Finished spans waiting for export at most; more are dropped.
+    pub max_queue: usize,
+}
+
+impl Default for TelemetrySection {
+    fn default() -> Self {
+        Self {
+            endpoint: None,
+            protocol: None,
+            headers: BTreeMap::new(),
+            service_name: None,
+            sample_ratio: None,
+            max_queue: 2048,
+        }
+    }
 }
 
 /// `[authorization]`: rules allowing or denying calls (`bridge_policy::authz`).
@@ -452,6 +488,7 @@ impl Default for Config {
             store: StoreSection::default(),
             rate_limits: RateLimitsSection::default(),
             authorization: None,
+            telemetry: None,
             push: PushSection::default(),
         }
     }
@@ -1130,6 +1167,7 @@ impl Config {
             push: self.push.settings(),
             card_signing: self.card_signing().map_err(invalid)?,
             jwt_issuers: self.jwt_issuers().map_err(invalid)?,
+            telemetry: self.telemetry().map_err(invalid)?,
             card_verifying: self.card_verifying().map_err(invalid)?,
         })
     }
@@ -1151,6 +1189,38 @@ impl Config {
             private_key: tls.private_key.clone(),
             client_ca: tls.client_ca.clone(),
             client_identity,
+        }))
+    }
+
+    /// `[telemetry]`, checked; on without it when the standard endpoint variables are set.
+    fn telemetry(&self) -> Result<Option<crate::telemetry::TelemetrySettings>, String> {
+        let section = match &self.telemetry {
+            Some(section) => section.clone(),
+            None if crate::telemetry::configured_by_environment() => TelemetrySection::default(),
+            None => return Ok(None),
+        };
+        if let Some(protocol) = &section.protocol
+            && protocol != "grpc"
+            && protocol != "http/protobuf"
+        {
+            return Err(format!(
+                "telemetry.protocol {protocol:?} is neither grpc nor http/protobuf"
+            ));
+        }
+        if let Some(ratio) = section.sample_ratio
+            && !(0.0..=1.0).contains(&ratio)
+        {
+            return Err(format!(
+                "telemetry.sample_ratio {ratio} is not between 0 and 1"
+            ));
+        }
+        Ok(Some(crate::telemetry::TelemetrySettings {
+            endpoint: section.endpoint,
+            protocol: section.protocol,
+            headers: section.headers.into_iter().collect(),
+            service_name: section.service_name,
+            sample_ratio: section.sample_ratio,
+            max_queue: section.max_queue,
         }))
     }
 
@@ -1784,6 +1854,8 @@ pub struct Resolved {
     pub card_verifying: Option<CardVerifying>,
     /// The issuers whose JWTs callers may present (`[[auth.jwt]]`).
     pub jwt_issuers: Vec<crate::jwt::Issuer>,
+    /// How traces are exported, when they are (`[telemetry]` or the standard variables).
+    pub telemetry: Option<crate::telemetry::TelemetrySettings>,
 }
 
 impl Resolved {

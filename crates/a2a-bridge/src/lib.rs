@@ -13,5 +13,6 @@ pub mod jwt;
 pub mod metrics;
 pub mod runtime;
 pub mod signing;
+pub mod telemetry;
 pub mod translate;
 pub mod workers;

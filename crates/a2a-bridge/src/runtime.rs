@@ -891,6 +891,12 @@ impl Wiring {
                 ),
                 None => bridge,
             };
+            let bridge = match crate::telemetry::installed() {
+                Some(telemetry) => {
+                    bridge.with_telemetry(telemetry as Arc<dyn bridge_app::telemetry::Telemetry>)
+                }
+                None => bridge,
+            };
             let bridge = signed(bridge, signing_key.as_ref(), config)?;
             let bridge = verifying(bridge, &resolved, trusted_keys.as_deref(), &upstream)?;
             table.push(Route {

@@ -70,7 +70,26 @@ pub(crate) async fn forward(
 ) -> (Result<Reply, RpcError>, HeaderMap) {
     let method = call.method();
     let call = toward_agent(context, call);
-    let (outcome, headers) = context.agent.unary(&bridge.ports, context, call).await;
+    let client = context.span.as_ref().and_then(|span| {
+        span.client(
+            crate::telemetry::method_name(method),
+            client_attributes(context),
+        )
+    });
+    let (outcome, headers) = match client {
+        None => context.agent.unary(&bridge.ports, context, call).await,
+        Some(mut client) => {
+            let mut traced = context.clone();
+            client.inject(&mut traced.caller_headers);
+            let answered = Box::pin(traced.agent.unary(&bridge.ports, &traced, call)).await;
+            match &answered.0 {
+                Ok(reply) => crate::telemetry::record_reply(client.as_mut(), reply),
+                Err(error) => client.fail(error.code.class_name()),
+            }
+            client.end();
+            answered
+        }
+    };
     let outcome = outcome.and_then(|reply| match unidentified(&reply) {
         None => Ok(reply),
         Some(what) => Err(invalid(format!(
@@ -79,6 +98,22 @@ pub(crate) async fn forward(
         ))),
     });
     (outcome, headers)
+}
+
+/// The CLIENT span's attributes: the agent's side of the call.
+pub(crate) fn client_attributes(context: &Context) -> crate::telemetry::Attrs {
+    vec![
+        (
+            "a2a.method.name",
+            crate::telemetry::method_name(context.method).into(),
+        ),
+        ("a2a.protocol.version", context.upstream.as_str().into()),
+        (
+            "a2a_bridge.agent.binding",
+            context.upstream_binding().label().into(),
+        ),
+        ("a2a_bridge.agent.url", context.call_url.as_str().into()),
+    ]
 }
 
 /// `call` as the agent receives it: toward a 1.0 agent, with exactly the tenant the agent's

@@ -42,6 +42,9 @@ pub fn respond(
     outcome: Result<Reply, RpcError>,
     upstream_headers: &HeaderMap,
 ) -> InboundResponse {
+    if let (Some(span), Ok(reply)) = (&context.span, &outcome) {
+        span.with(|span| crate::telemetry::record_reply(span, reply));
+    }
     match context.form.answer(ports, context, outcome) {
         Ok(mut response) => {
             let extra = crate::headers::toward_caller(upstream_headers, context.caller);

@@ -45,6 +45,8 @@ pub struct Bridge {
     pub(crate) background: Option<Arc<dyn crate::upstream::Background>>,
     /// Verifies the bearer tokens that are none of the static ones (JWTs), when the route does.
     pub(crate) token_verifier: Option<Arc<dyn crate::auth::TokenVerifier>>,
+    /// Starts each call's spans, when the route traces.
+    pub(crate) telemetry: Option<Arc<dyn crate::telemetry::Telemetry>>,
 }
 
 impl Bridge {
@@ -76,7 +78,16 @@ impl Bridge {
             card_verifier: None,
             background: None,
             token_verifier: None,
+            telemetry: None,
         }
+    }
+
+    /// Traces every call through `telemetry` (`[telemetry]`): a SERVER span per call, a CLIENT
+    /// span per exchange with the agent (`crate::telemetry`).
+    #[must_use]
+    pub fn with_telemetry(mut self, telemetry: Arc<dyn crate::telemetry::Telemetry>) -> Self {
+        self.telemetry = Some(telemetry);
+        self
     }
 
     /// Verifies callers' bearer tokens that are none of `[auth] bearer_tokens` with `verifier`

@@ -83,6 +83,8 @@ pub struct Caller {
     pub method: Method,
     /// Who the caller proved to be with a token the bridge verified (a JWT), once it has.
     pub identity: Option<std::sync::Arc<crate::auth::Identity>>,
+    /// The call's SERVER span, when the route traces (`crate::telemetry`).
+    pub span: Option<std::sync::Arc<crate::telemetry::SharedSpan>>,
 }
 
 /// Everything one call carries through the core.
@@ -106,6 +108,8 @@ pub struct Context {
     /// Whether the bridge keeps this call's push configs itself, the agent having no push
     /// (`crate::emulate`).
     pub push_emulated: bool,
+    /// The call's SERVER span, when the route traces (`crate::telemetry`).
+    pub span: Option<std::sync::Arc<crate::telemetry::SharedSpan>>,
 }
 
 impl Context {

@@ -33,6 +33,7 @@ pub mod settings;
 pub mod store;
 pub mod stream;
 mod target;
+pub mod telemetry;
 pub mod upstream;
 pub mod validate;
 

@@ -42,6 +42,113 @@ pub async fn enter(
     call: Call,
     headers: HeaderMap,
 ) -> InboundResponse {
+    let Some(telemetry) = &bridge.telemetry else {
+        return entered(bridge, caller, call, headers).await;
+    };
+    let span = crate::telemetry::SharedSpan::new(telemetry.serve(
+        crate::telemetry::method_name(caller.method),
+        &headers,
+        server_attributes(bridge, &caller, &call),
+    ));
+    caller.span = Some(Arc::clone(&span));
+    let response = Box::pin(entered(bridge, caller, call, headers)).await;
+    traced(response, span)
+}
+
+/// The SERVER span's first attributes: the A2A conventions' and the bridge's own.
+fn server_attributes(bridge: &Bridge, caller: &Caller, call: &Call) -> crate::telemetry::Attrs {
+    use crate::telemetry::Attr;
+    let mut attributes: crate::telemetry::Attrs = vec![
+        (
+            "a2a.method.name",
+            crate::telemetry::method_name(caller.method).into(),
+        ),
+        ("a2a.protocol.version", caller.revision.as_str().into()),
+        (
+            "a2a_bridge.caller.binding",
+            caller.form.binding().label().into(),
+        ),
+        (
+            "a2a_bridge.route.prefix",
+            Attr::Str(bridge.ports.settings.prefix.clone()),
+        ),
+    ];
+    if let Some(tenant) = call.tenant().filter(|t| !t.is_empty()) {
+        attributes.push(("a2a.tenant", tenant.into()));
+    }
+    if let Call::SendMessage(params) | Call::SendStreamingMessage(params) = call {
+        attributes.push(("a2a.message.id", params.message.message_id.as_str().into()));
+    }
+    attributes
+}
+
+/// The answer, its SERVER span marked with its outcome and ended: at once for a full answer,
+/// once a stream's last frame is written (or the caller went away).
+fn traced(
+    mut response: InboundResponse,
+    span: Arc<crate::telemetry::SharedSpan>,
+) -> InboundResponse {
+    let (extensions, status) = match &response {
+        InboundResponse::Full(full) => (full.extensions(), full.status()),
+        InboundResponse::Stream { head, .. } => (&head.extensions, head.status),
+    };
+    let code = extensions
+        .get::<crate::CallInfo>()
+        .and_then(|info| info.error_code);
+    span.with(|span| {
+        span.set(
+            "http.response.status_code",
+            crate::telemetry::Attr::Int(i64::from(status.as_u16())),
+        );
+        if let Some(code) = code {
+            span.fail(ErrorCode::from_code(code).class_name());
+        } else if status.is_client_error() || status.is_server_error() {
+            span.fail(status.as_str());
+        }
+    });
+    match &mut response {
+        InboundResponse::Full(_) => span.end(),
+        InboundResponse::Stream { frames, .. } => {
+            let inner = std::mem::replace(frames, Box::pin(futures_util::stream::empty()));
+            *frames = Box::pin(SpanEnding {
+                inner,
+                span: Some(span),
+            });
+        }
+    }
+    response
+}
+
+/// A stream's frames that end the call's span after the last one (or when dropped).
+struct SpanEnding {
+    inner: crate::service::FrameStream,
+    span: Option<Arc<crate::telemetry::SharedSpan>>,
+}
+
+impl futures_core::Stream for SpanEnding {
+    type Item = bytes::Bytes;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<bytes::Bytes>> {
+        let next = self.inner.as_mut().poll_next(cx);
+        if let std::task::Poll::Ready(None) = next
+            && let Some(span) = self.span.take()
+        {
+            span.end();
+        }
+        next
+    }
+}
+
+/// [`enter`] once the call's span, if any, is started.
+async fn entered(
+    bridge: &Arc<Bridge>,
+    mut caller: Caller,
+    call: Call,
+    headers: HeaderMap,
+) -> InboundResponse {
     if bridge.token_verifier.is_some() || headers.contains_key(&crate::auth::CLIENT_IDENTITY) {
         match crate::auth::token_identity(bridge, &caller, &headers).await {
             Ok(identity) => caller.identity = identity,
@@ -186,7 +293,18 @@ async fn validated(
         push_emulated: card
             .as_ref()
             .is_some_and(|c| crate::emulate::emulated(bridge, c)),
+        span: caller.span,
     };
+    if let Some(span) = &context.span {
+        span.with(|span| {
+            span.set("a2a_bridge.agent.revision", upstream.as_str().into());
+            span.set("a2a_bridge.agent.binding", upstream_binding.label().into());
+            span.set(
+                "a2a_bridge.direction",
+                format!("{}->{}", context.caller.as_str(), upstream.as_str()).into(),
+            );
+        });
+    }
     if let Some(error) = foreign_tenant(&bridge.ports.settings, &call) {
         return refuse(&bridge.ports, &context, error);
     }

@@ -77,5 +77,6 @@ pub(crate) async fn context_for(
         agent_tenant: card.and_then(|c| c.tenant.clone()),
         scope,
         push_emulated: false,
+        span: None,
     })
 }

@@ -192,6 +192,7 @@ async fn enter(bridge: &Arc<Bridge>, call: GrpcCall) -> InboundResponse {
         id: RequestId::String(uuid::Uuid::new_v4().to_string()),
         method,
         identity: None,
+        span: None,
     };
     bridge_app::serve::enter(bridge, caller, call, headers).await
 }

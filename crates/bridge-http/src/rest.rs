@@ -210,6 +210,7 @@ async fn serve_route(
         id: RequestId::String(uuid::Uuid::new_v4().to_string()),
         method: route.method,
         identity: None,
+        span: None,
     };
     bridge_app::serve::enter(bridge, caller, call, request.headers).await
 }

@@ -251,6 +251,7 @@ pub(crate) async fn rpc_inner(
         id: envelope.id,
         method: negotiated.method,
         identity: None,
+        span: None,
     };
     bridge_app::serve::enter(bridge, caller, call, request.headers).await
 }

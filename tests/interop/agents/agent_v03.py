@@ -87,6 +87,13 @@ class InteropExecutor(AgentExecutor):
                 new_agent_text_message(f'message: {text}', context_id=context.context_id)
             )
             return
+        if kind == 'traceparent':
+            state = context.call_context.state if context.call_context else {}
+            seen = (state.get('headers') or {}).get('traceparent', 'none')
+            await event_queue.enqueue_event(
+                new_agent_text_message(f'traceparent: {seen}', context_id=context.context_id)
+            )
+            return
 
         task_id = context.task_id or ''
         context_id = context.context_id or ''

@@ -90,6 +90,17 @@ class InteropExecutor(AgentExecutor):
             )
             await event_queue.enqueue_event(reply)
             return
+        if kind == 'traceparent':
+            state = context.call_context.state if context.call_context else {}
+            seen = (state.get('headers') or {}).get('traceparent', 'none')
+            reply = Message(
+                role=Role.ROLE_AGENT,
+                message_id=str(uuid.uuid4()),
+                context_id=context.context_id or '',
+                parts=[text_part(f'traceparent: {seen}')],
+            )
+            await event_queue.enqueue_event(reply)
+            return
         if kind == 'message':
             reply = Message(
                 role=Role.ROLE_AGENT,

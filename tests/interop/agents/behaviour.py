@@ -22,6 +22,7 @@ The first word of the user's text picks the behaviour:
 | `message` | a direct Message `message: <text>`, no task                                             |
 | `extensions` | a direct Message `extensions: <the requested extension URIs, sorted, comma-joined>`;  |
 |           | the 0.3 agent also activates each (its SDK echoes them in its answer's headers)         |
+| `traceparent` | a direct Message `traceparent: <the request's traceparent header, or none>`        |
 
 Anything else is treated as `echo`.
 """
@@ -56,7 +57,7 @@ QUESTION = 'what is your favourite colour?'
 def behaviour_of(text: str) -> str:
     """The behaviour selected by the user text (its first word)."""
     word = text.strip().split(' ', 1)[0].lower() if text.strip() else ''
-    if word in ('echo', 'stream', 'slow', 'quiet', 'ask', 'parts', 'message', 'extensions'):
+    if word in ('echo', 'stream', 'slow', 'quiet', 'ask', 'parts', 'message', 'extensions', 'traceparent'):
         return word
     return 'echo'
 

@@ -93,9 +93,30 @@ pub(crate) async fn open(
         _ => None,
     };
     let call = crate::agent::toward_agent(&context, call);
-    let opened = match context.agent.open(&bridge.ports, &context, call).await {
+    // The agent's stream under a CLIENT span of its own, ended with the stream.
+    let client = context.span.as_ref().and_then(|span| {
+        span.client(
+            crate::telemetry::method_name(method),
+            crate::agent::client_attributes(&context),
+        )
+    });
+    let opened = match &client {
+        None => context.agent.open(&bridge.ports, &context, call).await,
+        Some(client) => {
+            let mut traced = context.clone();
+            client.inject(&mut traced.caller_headers);
+            Box::pin(traced.agent.open(&bridge.ports, &traced, call)).await
+        }
+    };
+    let client = client.map(crate::telemetry::SharedSpan::new);
+    let opened = match opened {
         Ok(opened) => opened,
-        Err(error) => return crate::answer::refuse(&bridge.ports, &context, error),
+        Err(error) => {
+            if let Some(client) = &client {
+                client.with(|span| span.fail(error.code.class_name()));
+            }
+            return crate::answer::refuse(&bridge.ports, &context, error);
+        }
     };
     let extensions = crate::headers::toward_caller(&opened.headers, context.caller);
     let context_caller = context.caller;
@@ -112,6 +133,7 @@ pub(crate) async fn open(
     let farewell = farewell(bridge, &translator.context);
     let state = State {
         _slot: slot,
+        _client: client,
         source,
         pending,
         translator,
@@ -222,6 +244,8 @@ enum Source {
 
 struct State {
     _slot: StreamSlot,
+    /// The CLIENT span of the agent's stream, ended when the stream is.
+    _client: Option<Arc<crate::telemetry::SharedSpan>>,
     source: Source,
     pending: VecDeque<Bytes>,
     translator: Translator,

@@ -87,6 +87,9 @@ impl Translator {
     /// The frames for one upstream event.
     pub(super) fn event(&mut self, mut event: StreamEvent) -> Vec<Bytes> {
         let mut frames = Vec::with_capacity(1);
+        if let Some(span) = &self.context.span {
+            span.with(|span| crate::telemetry::record_event(span, &event));
+        }
         if let Some((id, context_id)) = task_of(&event)
             && self
                 .task

@@ -1,0 +1,208 @@
+//! The trace port: the spans of each call, following the OpenTelemetry semantic conventions for
+//! A2A (`a2a.server` and `a2a.client` spans named after the logical method), written by an
+//! adapter (the binary's OpenTelemetry SDK exporter) only when the route has one.
+//!
+//! Per call, as it enters the core (`serve::enter`), a SERVER span whose parent is the caller's
+//! W3C trace context (`traceparent`/`tracestate`, HTTP headers or gRPC metadata alike); around
+//! each exchange with the agent a CLIENT span, child of it, whose context replaces the caller's
+//! toward the agent on every binding. Each side carries its own `a2a.protocol.version` and
+//! binding; the bridge's own facts are under `a2a_bridge.*`. A stream's events are events of
+//! the SERVER span (with the task state), not spans of their own. Nothing of a message's content
+//! is recorded: ids, states, methods, revisions and bindings only.
+
+use std::sync::{Arc, Mutex};
+
+use bridge_ir::{Method, Reply, SendResult, StreamEvent, TaskState};
+use http::HeaderMap;
+
+/// An attribute value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Attr {
+    /// Text.
+    Str(String),
+    /// A whole number.
+    Int(i64),
+}
+
+impl From<&str> for Attr {
+    fn from(text: &str) -> Self {
+        Self::Str(text.to_owned())
+    }
+}
+
+impl From<String> for Attr {
+    fn from(text: String) -> Self {
+        Self::Str(text)
+    }
+}
+
+/// Attributes, in the order they were given.
+pub type Attrs = Vec<(&'static str, Attr)>;
+
+/// Starts the spans of calls.
+pub trait Telemetry: Send + Sync + std::fmt::Debug {
+    /// The SERVER span of a call named `name`, its parent the trace context in `headers`.
+    fn serve(&self, name: &str, headers: &HeaderMap, attributes: Attrs) -> Box<dyn CallSpan>;
+}
+
+/// One span.
+pub trait CallSpan: Send + Sync + std::fmt::Debug {
+    /// Sets an attribute.
+    fn set(&mut self, key: &'static str, value: Attr);
+
+    /// Records an event.
+    fn event(&mut self, name: &'static str, attributes: Attrs);
+
+    /// A CLIENT span named `name`, child of this one.
+    fn client(&self, name: &str, attributes: Attrs) -> Box<dyn CallSpan>;
+
+    /// Writes this span's context into `headers` as W3C trace context, replacing any there.
+    fn inject(&self, headers: &mut HeaderMap);
+
+    /// Marks the span failed with `error_type` (an error class, such as `TaskNotFoundError`).
+    fn fail(&mut self, error_type: &str);
+
+    /// Ends the span.
+    fn end(self: Box<Self>);
+}
+
+/// A span a call's parts share (the answer, a stream's events) and the first to finish ends.
+#[derive(Debug)]
+pub struct SharedSpan(Mutex<Option<Box<dyn CallSpan>>>);
+
+impl SharedSpan {
+    /// Shares `span`.
+    #[must_use]
+    pub fn new(span: Box<dyn CallSpan>) -> Arc<Self> {
+        Arc::new(Self(Mutex::new(Some(span))))
+    }
+
+    /// Runs `f` on the span while it is open.
+    pub fn with(&self, f: impl FnOnce(&mut dyn CallSpan)) {
+        if let Ok(mut span) = self.0.lock()
+            && let Some(span) = span.as_mut()
+        {
+            f(span.as_mut());
+        }
+    }
+
+    /// A CLIENT span, child of this one, while it is open.
+    #[must_use]
+    pub fn client(&self, name: &str, attributes: Attrs) -> Option<Box<dyn CallSpan>> {
+        self.0
+            .lock()
+            .ok()
+            .and_then(|span| span.as_ref().map(|span| span.client(name, attributes)))
+    }
+
+    /// Ends the span (once).
+    pub fn end(&self) {
+        if let Ok(mut span) = self.0.lock()
+            && let Some(span) = span.take()
+        {
+            span.end();
+        }
+    }
+}
+
+impl Drop for SharedSpan {
+    fn drop(&mut self) {
+        self.end();
+    }
+}
+
+/// The logical name of an operation, as the A2A conventions name spans (`a2a.method.name`):
+/// the 1.0 method name, whatever the revision called it.
+#[must_use]
+pub const fn method_name(method: Method) -> &'static str {
+    match method {
+        Method::SendMessage => "SendMessage",
+        Method::SendStreamingMessage => "SendStreamingMessage",
+        Method::GetTask => "GetTask",
+        Method::ListTasks => "ListTasks",
+        Method::CancelTask => "CancelTask",
+        Method::SubscribeToTask => "SubscribeToTask",
+        Method::CreatePushConfig => "CreateTaskPushNotificationConfig",
+        Method::GetPushConfig => "GetTaskPushNotificationConfig",
+        Method::ListPushConfigs => "ListTaskPushNotificationConfigs",
+        Method::DeletePushConfig => "DeleteTaskPushNotificationConfig",
+        Method::GetExtendedCard => "GetExtendedAgentCard",
+    }
+}
+
+/// A task state's name in the 1.0 proto (`TASK_STATE_WORKING`), as `a2a.task.state` carries it.
+#[must_use]
+pub fn state_name(state: TaskState) -> String {
+    let debug = format!("{state:?}");
+    let mut out = String::from("TASK_STATE");
+    for c in debug.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('_');
+        }
+        out.push(c.to_ascii_uppercase());
+    }
+    out
+}
+
+/// What an answer tells the span about the task: its id, its conversation and its state.
+pub fn record_reply(span: &mut dyn CallSpan, reply: &Reply) {
+    let task = match reply {
+        Reply::Task(task) | Reply::Send(SendResult::Task(task)) => task,
+        Reply::Send(SendResult::Message(message)) => {
+            span.set("a2a.message.id", message.message_id.as_str().into());
+            if let Some(context) = &message.context_id {
+                span.set("gen_ai.conversation.id", context.as_str().into());
+            }
+            return;
+        }
+        _ => return,
+    };
+    span.set("a2a.task.id", task.id.as_str().into());
+    if let Some(context) = &task.context_id {
+        span.set("gen_ai.conversation.id", context.as_str().into());
+    }
+    span.set("a2a.task.state", state_name(task.status.state).into());
+}
+
+/// A stream event as an event of the span: its kind, and the task state it shows.
+pub fn record_event(span: &mut dyn CallSpan, event: &StreamEvent) {
+    let (kind, task, state) = match event {
+        StreamEvent::Task(task) => ("task", Some(&task.id), Some(task.status.state)),
+        StreamEvent::StatusUpdate(update) => (
+            "status_update",
+            Some(&update.task_id),
+            Some(update.status.state),
+        ),
+        StreamEvent::ArtifactUpdate(update) => ("artifact_update", Some(&update.task_id), None),
+        StreamEvent::Message(_) => ("message", None, None),
+    };
+    let mut attributes: Attrs = vec![("a2a.event.kind", kind.into())];
+    if let Some(task) = task {
+        attributes.push(("a2a.task.id", task.as_str().into()));
+    }
+    if let Some(state) = state {
+        attributes.push(("a2a.task.state", state_name(state).into()));
+    }
+    span.event("a2a.stream.event", attributes);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_method_has_its_1_0_name_and_every_state_its_proto_name() {
+        let names: std::collections::BTreeSet<_> =
+            Method::ALL.iter().map(|m| method_name(*m)).collect();
+        assert_eq!(names.len(), Method::ALL.len());
+        assert_eq!(method_name(Method::GetExtendedCard), "GetExtendedAgentCard");
+        assert_eq!(state_name(TaskState::Working), "TASK_STATE_WORKING");
+        assert_eq!(
+            state_name(TaskState::InputRequired),
+            "TASK_STATE_INPUT_REQUIRED"
+        );
+        let states: std::collections::BTreeSet<_> =
+            TaskState::ALL.iter().map(|s| state_name(*s)).collect();
+        assert_eq!(states.len(), TaskState::ALL.len());
+    }
+}
