@@ -215,6 +215,23 @@ if GRPC_ROWS:
           f"| {ratio(e, med('burst', plain, 'events_per_s'))} |")
     w("")
 
+EXTRA = [name for name in ("bridge+otel-1.0-0.3", "bridge+limit-1.0-0.3") if (("closed", name) in runs)]
+if EXTRA:
+    w("### What policy and telemetry cost")
+    w("")
+    w("At fixed concurrency, beside `bridge-1.0-0.3` (the same translation, the same agent, in the same "
+      "rounds): `bridge+otel` traces every call (a SERVER and a CLIENT span, sampled, exported over OTLP "
+      "gRPC to a local receiver), `bridge+limit` draws on a per-caller token bucket it never empties.")
+    w("")
+    w("| Configuration | req/s | p99 ms | CPU µs/req (proxy) | CPU ÷ bridge-1.0-0.3 |")
+    w("| --- | ---: | ---: | ---: | ---: |")
+    base_cpu = cpu_us_per("closed", "bridge-1.0-0.3", "requests")
+    for name in ["bridge-1.0-0.3", *EXTRA]:
+        cpu = cpu_us_per("closed", name, "requests")
+        w(f"| {name} | {rps('closed', name):,.0f} | {ms(med('closed', name, 'p99_us'))} | {cpu:.1f} "
+          f"| {ratio(cpu, base_cpu)} |")
+    w("")
+
 w("### Targets")
 w("")
 w("Translating configurations in both directions (and same-revision bridging for throughput), "
@@ -230,6 +247,10 @@ def short(a, b):
     return "" if a >= b else f", short by {(1 - a / b) * 100:.0f} %"
 
 
+for name in EXTRA:
+    cpu, base = cpu_us_per("closed", name, "requests"), cpu_us_per("closed", "bridge-1.0-0.3", "requests")
+    w(verdict(cpu <= 1.1 * base, f"{name} costs at most 10 % more bridge CPU per call than bridge-1.0-0.3: "
+              f"{cpu:.1f} vs {base:.1f} µs ({(cpu / base - 1) * 100:+.0f} %)."))
 for name in TRANSLATING + ["bridge-0.3-0.3", "bridge-1.0-1.0"]:
     a, b = rps("closed", name), rps("closed", ref("nginx", name))
     w(verdict(a >= b, f"unary throughput ≥ 1.0x nginx, {name}: {a:,.0f} vs {b:,.0f} req/s "

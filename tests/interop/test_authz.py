@@ -154,19 +154,29 @@ def test_grpc_callers_are_denied_and_allowed_by_binding_revision_and_identity(ru
     asyncio.run(body())
 
 
-@pytest.mark.parametrize(('rule', 'named'), [
-    ('effect = "perhaps"', 'neither allow nor deny'),
-    ('effect = "deny"\nmethods = ["SendMessage"]', 'no method label'),
-    ('effect = "deny"\nbindings = ["soap"]', 'no binding'),
-    ('effect = "deny"\nrevisions = ["2.0"]', 'no revision'),
-    ('effect = "deny"\nroutes = ["nowhere"]', 'no route is named'),
+RULE = '[[authorization.rules]]\n'
+JWT = '[auth]\n[[auth.jwt]]\nissuer = "https://idp"\n'
+
+
+@pytest.mark.parametrize(('policy', 'named'), [
+    (RULE + 'effect = "perhaps"', 'neither allow nor deny'),
+    (RULE + 'effect = "deny"\nmethods = ["SendMessage"]', 'no method label'),
+    (RULE + 'effect = "deny"\nbindings = ["soap"]', 'no binding'),
+    (RULE + 'effect = "deny"\nrevisions = ["2.0"]', 'no revision'),
+    (RULE + 'effect = "deny"\nroutes = ["nowhere"]', 'no route is named'),
+    (JWT + 'jwks_url = "https://idp/jwks"\nalgorithms = ["HS256"]', 'not supported'),
+    (JWT + 'jwks_file = "/nonexistent/jwks.json"', 'jwks_file'),
+    (JWT, 'give jwks_url or jwks_file'),
+    ('[[rate_limits.rules]]\nrate = 0', 'positive'),
+    ('[[rate_limits.rules]]\nrate = 1\nper = "everyone"', 'per = "everyone"'),
+    ('[telemetry]\nprotocol = "carrier-pigeon"', 'neither grpc nor http/protobuf'),
 ])
-def test_a_bad_rule_is_refused_when_the_configuration_is_read(tmp_path, rule, named):
+def test_a_bad_policy_is_refused_when_the_configuration_is_read(tmp_path, policy, named):
     binary = bridge_binary()
     if not binary.is_file():
         pytest.skip(f'bridge binary not built: {binary} does not exist')
     config = tmp_path / 'bad.toml'
-    config.write_text(f'[upstream]\nurl = "http://127.0.0.1:9"\n[[authorization.rules]]\n{rule}\n')
+    config.write_text(f'[upstream]\nurl = "http://127.0.0.1:9"\n{policy}\n')
     done = subprocess.run([str(binary), 'validate-config', str(config)],  # noqa: S603 - fixed argv
                           capture_output=True, timeout=30, check=False)
     assert done.returncode != 0, done

@@ -245,3 +245,18 @@ def test_a_receiver_that_is_down_costs_the_calls_nothing(agents, logs):
         assert took < 10.0, f'20 calls took {took:.1f}s with the receiver down'
     finally:
         bridge.close()
+
+
+def test_what_a_translation_loses_is_an_event_of_the_span_by_kind(traced):
+    bridge, receiver = traced
+    trace_id, _, header = traceparent()
+    # A text part's media type has no place in 0.3: dropped toward the 0.3 agent.
+    httpx.post(bridge.peer.url, headers={**V10, 'traceparent': header}, timeout=15, json={
+        'jsonrpc': '2.0', 'id': 1, 'method': 'SendMessage', 'params': {'message': {
+            'messageId': str(uuid.uuid4()), 'role': 'ROLE_USER',
+            'parts': [{'text': 'ask losses', 'mediaType': 'text/plain'}]}}})
+    server, _ = pair(receiver.of_trace(trace_id, 2))
+    losses = [attributes(e) for e in server.events if e.name == 'a2a_bridge.loss']
+    assert any(l['a2a_bridge.loss.kind'] == 'field_dropped' and l['a2a_bridge.direction'] == '1.0->0.3'
+               for l in losses), losses
+    assert all('ask losses' not in str(l) for l in losses), losses

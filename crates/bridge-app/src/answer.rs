@@ -25,6 +25,37 @@ pub fn observe<T>(ports: &Ports, from: Revision, to: Revision, translated: &Tran
     }
 }
 
+/// [`observe`] for a call: what was lost also goes on the call's span, one `a2a_bridge.loss`
+/// event per loss with its kind and where in the document it was (no content).
+pub fn observed<T>(
+    ports: &Ports,
+    context: &Context,
+    from: Revision,
+    to: Revision,
+    translated: &Translated<T>,
+) {
+    observe(ports, from, to, translated);
+    if let Some(span) = &context.span
+        && !translated.losses.is_empty()
+    {
+        span.with(|span| {
+            for loss in &translated.losses {
+                span.event(
+                    "a2a_bridge.loss",
+                    vec![
+                        ("a2a_bridge.loss.kind", loss.kind.label().into()),
+                        ("a2a_bridge.loss.at", loss.at.clone().into()),
+                        (
+                            "a2a_bridge.direction",
+                            format!("{}->{}", from.as_str(), to.as_str()).into(),
+                        ),
+                    ],
+                );
+            }
+        });
+    }
+}
+
 /// The refusal of an upstream answer the caller's revision cannot express (`error`).
 #[must_use]
 pub fn unwritable(caller: Revision, error: &EncodeError) -> RpcError {

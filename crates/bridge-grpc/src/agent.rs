@@ -12,7 +12,7 @@ use futures_util::future::BoxFuture;
 use http::HeaderMap;
 
 use bridge_app::agent::{invalid, unsupported, upstream_failure};
-use bridge_app::answer::observe;
+use bridge_app::answer::observed;
 use bridge_app::call::{AgentForm, Context, Opened, Upcoming};
 use bridge_app::codec::GrpcCodec;
 use bridge_app::ports::Ports;
@@ -120,7 +120,7 @@ async fn send(
         return Err(unsupported(context.upstream, method));
     };
     let message = codec.encode_request(call);
-    observe(ports, context.caller, context.upstream, &message);
+    observed(ports, context, context.caller, context.upstream, &message);
     let (target, tls) = target_of(&context.call_url);
     let streaming = matches!(deadline, Deadline::Stream { .. });
     let request = GrpcRequest {

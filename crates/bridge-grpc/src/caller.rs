@@ -26,7 +26,7 @@ use futures_util::future::BoxFuture;
 use http::{HeaderMap, HeaderValue, StatusCode, header};
 
 use bridge_app::Bridge;
-use bridge_app::answer::observe;
+use bridge_app::answer::observed;
 use bridge_app::call::{CallInfo, Caller, CallerForm, Context, Seen};
 use bridge_app::codec::GrpcStatus;
 use bridge_app::ports::Ports;
@@ -297,7 +297,7 @@ impl CallerForm for GrpcCaller {
         let encoded = codec
             .encode_response(context.method, outcome?)
             .map_err(|error| bridge_app::answer::unwritable(context.caller, &error))?;
-        observe(ports, context.upstream, context.caller, &encoded);
+        observed(ports, context, context.upstream, context.caller, &encoded);
         let mut response = http::Response::new(Bytes::from(encoded.value));
         let headers = response.headers_mut();
         headers.insert(
@@ -341,7 +341,7 @@ impl CallerForm for GrpcCaller {
             return Vec::new();
         };
         let encoded = codec.encode_event(event);
-        observe(ports, context.upstream, context.caller, &encoded);
+        observed(ports, context, context.upstream, context.caller, &encoded);
         encoded.value
     }
 

@@ -18,7 +18,7 @@ use http::{HeaderMap, StatusCode, header};
 
 use crate::caller::no_rest_codec;
 use bridge_app::agent::{encode_refusal, invalid, unsupported, upstream_failure};
-use bridge_app::answer::observe;
+use bridge_app::answer::observed;
 use bridge_app::call::{AgentForm, Context, Opened, Upcoming};
 use bridge_app::codec::{JsonRpcCodec, RestCodec};
 use bridge_app::ports::Ports;
@@ -318,7 +318,13 @@ fn rest_request(ports: &Ports, context: &Context, call: Call) -> Result<HttpRequ
     let request = codec
         .encode_request(call)
         .map_err(|e| encode_refusal(context.upstream, method, e))?;
-    observe(ports, context.caller, context.upstream, &request.body);
+    observed(
+        ports,
+        context,
+        context.caller,
+        context.upstream,
+        &request.body,
+    );
     let mut url = format!("{}{}", context.call_url.trim_end_matches('/'), request.path);
     if let Some(query) = &request.query {
         url.push('?');
@@ -341,7 +347,7 @@ fn jsonrpc_request(ports: &Ports, context: &Context, call: Call) -> Result<HttpR
     let params = codec
         .encode_params(call)
         .map_err(|e| encode_refusal(context.upstream, method, e))?;
-    observe(ports, context.caller, context.upstream, &params);
+    observed(ports, context, context.caller, context.upstream, &params);
     let body = jsonrpc::write_request(&context.id, name, &params.value);
     Ok((
         http::Method::POST,

@@ -11,7 +11,7 @@ use bridge_wire::jsonrpc;
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, StatusCode, header};
 
-use bridge_app::answer::{observe, unwritable};
+use bridge_app::answer::{observe, observed, unwritable};
 use bridge_app::call::{CallInfo, CallerForm, Context};
 use bridge_app::ports::Ports;
 use bridge_app::service::InboundResponse;
@@ -88,7 +88,7 @@ pub(crate) fn rest_body(
     let encoded = codec
         .encode_result(context.method, outcome?)
         .map_err(|error| unwritable(context.caller, &error))?;
-    observe(ports, context.upstream, context.caller, &encoded);
+    observed(ports, context, context.upstream, context.caller, &encoded);
     let mut response = http::Response::new(Bytes::from(encoded.value));
     response.headers_mut().insert(
         header::CONTENT_TYPE,
@@ -276,7 +276,7 @@ impl CallerForm for JsonRpcCaller {
 
     fn encode_event(&self, ports: &Ports, context: &Context, event: StreamEvent) -> Vec<u8> {
         let encoded = ports.codecs.of(context.caller).encode_event(event);
-        observe(ports, context.upstream, context.caller, &encoded);
+        observed(ports, context, context.upstream, context.caller, &encoded);
         encoded.value
     }
 
@@ -352,7 +352,7 @@ impl CallerForm for RestCaller {
             Some(codec) => codec.encode_event(event),
             None => ports.codecs.of(context.caller).encode_event(event),
         };
-        observe(ports, context.upstream, context.caller, &encoded);
+        observed(ports, context, context.upstream, context.caller, &encoded);
         encoded.value
     }
 
