@@ -114,7 +114,8 @@ def traced(agents, logs: Path) -> Iterator[tuple[Bridge, Receiver]]:
     try:
         bridge = Bridge('traced', agents['0.3'], logs,
                         f'[telemetry]\nendpoint = "http://127.0.0.1:{receiver.port}"\nprotocol = "grpc"\n'
-                        'service_name = "bridge-under-test"\nsample_ratio = 1.0\n')
+                        'service_name = "bridge-under-test"\nsample_ratio = 1.0\n'
+                        '[push]\nallow_networks = ["127.0.0.0/8"]\n')
     finally:
         del os.environ['OTEL_BSP_SCHEDULE_DELAY']
     yield bridge, receiver
@@ -260,3 +261,39 @@ def test_what_a_translation_loses_is_an_event_of_the_span_by_kind(traced):
     assert any(l['a2a_bridge.loss.kind'] == 'field_dropped' and l['a2a_bridge.direction'] == '1.0->0.3'
                for l in losses), losses
     assert all('ask losses' not in str(l) for l in losses), losses
+
+
+def test_a_push_delivery_has_a_span_of_its_own_linked_to_the_call_that_registered_it(traced, webhook):
+    bridge, receiver = traced
+    PRODUCER = 4
+    with httpx.Client(timeout=15) as http:
+        sent = http.post(bridge.peer.url, headers=V10, json={'jsonrpc': '2.0', 'id': 1, 'method': 'SendMessage',
+                         'params': {'message': {'messageId': str(uuid.uuid4()), 'role': 'ROLE_USER',
+                                                'parts': [{'text': 'ask push'}]}}}).json()['result']['task']
+        trace_id, _, header = traceparent()
+        path = f'/traced-{uuid.uuid4().hex[:6]}'
+        created = http.post(bridge.peer.url, headers={**V10, 'traceparent': header}, json={
+            'jsonrpc': '2.0', 'id': 2, 'method': 'CreateTaskPushNotificationConfig',
+            'params': {'taskId': sent['id'], 'id': 'p', 'url': f'{webhook.url}{path}'}}).json()
+        assert created['result']['url'] == f'{webhook.url}{path}', created
+        http.post(bridge.peer.url, headers=V10, json={'jsonrpc': '2.0', 'id': 3, 'method': 'SendMessage', 'params': {
+            'message': {'messageId': str(uuid.uuid4()), 'role': 'ROLE_USER', 'parts': [{'text': 'blue'}],
+                        'taskId': sent['id'], 'contextId': sent['contextId']}}})
+    hits = webhook.wait(path, lambda h: any('COMPLETED' in str(x.body) for x in h))
+    (register,) = [s for s in receiver.of_trace(trace_id, 1) if s.kind == SERVER]
+    delivered = {h.headers.get('traceparent', '').split('-')[1] for h in hits if h.headers.get('traceparent')}
+    assert delivered, [h.headers for h in hits]
+    deadline = time.monotonic() + 15
+    while True:
+        with receiver.lock:
+            pushes = [s for _, s in receiver.spans if s.kind == PRODUCER and s.trace_id.hex() in delivered]
+        if len(pushes) >= len(delivered) or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert pushes, 'no delivery span arrived'
+    for push in pushes:
+        assert push.name == 'a2a_bridge.push', push
+        assert push.trace_id.hex() != trace_id, 'a delivery is a trace of its own'
+        (link,) = push.links
+        assert link.trace_id.hex() == trace_id and link.span_id == register.span_id, link
+        assert attributes(push)['a2a.task.id'] == sent['id'], attributes(push)

@@ -264,6 +264,32 @@ fn key_values(attributes: Attrs) -> Vec<KeyValue> {
 }
 
 impl Telemetry for OtelTelemetry {
+    fn delivery(&self, link: Option<&str>, attributes: Attrs) -> Box<dyn CallSpan> {
+        let mut builder = self
+            .tracer
+            .span_builder("a2a_bridge.push")
+            .with_kind(SpanKind::Producer)
+            .with_attributes(key_values(attributes));
+        if let Some(traceparent) = link
+            && let Ok(value) = http::HeaderValue::from_str(traceparent)
+        {
+            let mut headers = HeaderMap::new();
+            headers.insert("traceparent", value);
+            let linked = TraceContextPropagator::new().extract(&Headers(&headers));
+            let span_context = linked.span().span_context().clone();
+            if span_context.is_valid() {
+                builder = builder
+                    .with_links(vec![opentelemetry::trace::Link::with_context(span_context)]);
+            }
+        }
+        let root = Context::new();
+        let span = builder.start_with_context(&self.tracer, &root);
+        Box::new(OtelSpan {
+            context: root.with_span(span),
+            tracer: self.tracer.clone(),
+        })
+    }
+
     fn serve(&self, name: &str, headers: &HeaderMap, attributes: Attrs) -> Box<dyn CallSpan> {
         let parent = TraceContextPropagator::new().extract(&Headers(headers));
         let span = self

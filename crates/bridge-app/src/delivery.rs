@@ -23,6 +23,9 @@ pub struct Registration {
     /// The caller's config as the caller wrote it (its `task_id` is empty when it came inside
     /// a message's configuration).
     pub config: TaskPushConfig,
+    /// The W3C `traceparent` of the call that made it, when that call was traced: each
+    /// delivery's span links to it (`crate::telemetry`).
+    pub trace: Option<String>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -38,6 +41,8 @@ struct RegistrationJson {
     schemes: Option<Vec<String>>,
     credentials: Option<String>,
     tenant: Option<String>,
+    #[serde(default)]
+    trace: Option<String>,
 }
 
 impl Registration {
@@ -60,6 +65,7 @@ impl Registration {
                 .as_ref()
                 .and_then(|a| a.credentials.clone()),
             tenant: config.tenant.clone(),
+            trace: self.trace.clone(),
         };
         serde_json::to_string(&json).unwrap_or_default()
     }
@@ -86,6 +92,7 @@ impl Registration {
                 authentication,
                 tenant: json.tenant,
             },
+            trace: json.trace,
         })
     }
 }

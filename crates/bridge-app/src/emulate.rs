@@ -188,6 +188,10 @@ pub(crate) async fn subscribe(
         subscriber: context.caller,
         scope: context.scope.clone(),
         config: config.clone(),
+        trace: context
+            .span
+            .as_deref()
+            .and_then(crate::telemetry::traceparent_of),
     };
     bridge
         .store

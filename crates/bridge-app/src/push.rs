@@ -98,6 +98,10 @@ pub(crate) async fn register(
         subscriber: context.caller,
         scope: context.scope.clone(),
         config: config.clone(),
+        trace: context
+            .span
+            .as_deref()
+            .and_then(crate::telemetry::traceparent_of),
     };
     bridge
         .store
@@ -320,10 +324,28 @@ pub(crate) async fn queue(
     body: Bytes,
     task_id: String,
 ) -> Result<(), Refusal> {
+    let mut headers = subscriber_headers(registration);
+    // The delivery's own span, linked to the call that registered the config; the subscriber
+    // gets its context.
+    if let Some(telemetry) = &bridge.telemetry {
+        let mut span = telemetry.delivery(
+            registration.trace.as_deref(),
+            vec![
+                ("a2a.task.id", task_id.as_str().into()),
+                (
+                    "a2a.protocol.version",
+                    registration.subscriber.as_str().into(),
+                ),
+            ],
+        );
+        span.inject(&mut headers);
+        span.set("a2a_bridge.push.queued", crate::telemetry::Attr::Int(1));
+        span.end();
+    }
     let delivery = Delivery {
         id: uuid::Uuid::new_v4().to_string(),
         url: registration.config.url.clone(),
-        headers: subscriber_headers(registration),
+        headers,
         body,
         task_id,
     };
@@ -542,6 +564,7 @@ mod tests {
                 }),
                 tenant: None,
             },
+            trace: None,
         }
     }
 

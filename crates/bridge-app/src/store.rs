@@ -805,6 +805,7 @@ mod tests {
                 authentication: None,
                 tenant: None,
             },
+            trace: None,
         }
     }
 

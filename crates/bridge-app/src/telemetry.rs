@@ -43,6 +43,21 @@ pub type Attrs = Vec<(&'static str, Attr)>;
 pub trait Telemetry: Send + Sync + std::fmt::Debug {
     /// The SERVER span of a call named `name`, its parent the trace context in `headers`.
     fn serve(&self, name: &str, headers: &HeaderMap, attributes: Attrs) -> Box<dyn CallSpan>;
+
+    /// The PRODUCER span of a push delivery the bridge sends a subscriber: a trace of its own,
+    /// linked to the call that registered the subscriber's config (its `traceparent`, if known).
+    fn delivery(&self, link: Option<&str>, attributes: Attrs) -> Box<dyn CallSpan>;
+}
+
+/// The `traceparent` of `span`, as a delivery's link to the call records it.
+#[must_use]
+pub fn traceparent_of(span: &SharedSpan) -> Option<String> {
+    let mut headers = HeaderMap::new();
+    span.with(|span| span.inject(&mut headers));
+    headers
+        .get("traceparent")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
 }
 
 /// One span.

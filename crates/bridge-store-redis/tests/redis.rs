@@ -224,6 +224,7 @@ fn registration(secret: &str) -> Registration {
             }),
             tenant: None,
         },
+        trace: None,
     }
 }
 
@@ -456,6 +457,7 @@ fn scoped_registration(secret: &str, scope: &str, task: &str) -> bridge_app::pus
             authentication: None,
             tenant: None,
         },
+        trace: None,
     }
 }
 
