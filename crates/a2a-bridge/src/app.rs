@@ -190,17 +190,19 @@ pub fn load(cli: &Cli) -> Result<Resolved, ConfigError> {
 
 async fn serve(cli: Cli) -> Result<(), StartError> {
     let resolved = load(&cli)?;
+    let metrics = Arc::new(Metrics::new());
     if let Some(settings) = &resolved.telemetry {
-        crate::telemetry::install(settings).map_err(|why| StartError::Io {
-            what: format!("cannot start exporting traces: {why}"),
-            source: std::io::Error::other(why.clone()),
+        crate::telemetry::install(settings, metrics.spans_dropped()).map_err(|why| {
+            StartError::Io {
+                what: format!("cannot start exporting traces: {why}"),
+                source: std::io::Error::other(why.clone()),
+            }
         })?;
         tracing::info!(endpoint = ?settings.endpoint, protocol = ?settings.protocol, "traces exported over OTLP");
     }
 
     let (demo_stop, demo) = start_demo(&resolved).await?;
 
-    let metrics = Arc::new(Metrics::new());
     let built = Wiring::build(resolved.clone(), None, &metrics)?;
     let gateway = Arc::new(Gateway::new(built.table, Arc::clone(&metrics)));
     let mut refreshers = Refreshers::default();

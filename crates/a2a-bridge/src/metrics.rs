@@ -20,6 +20,7 @@
 //! | `a2a_bridge_push_received_total` | route, outcome | deliveries from the agent to the bridge's webhooks: `queued`, `unknown_secret` (404), `bad_token` (401), `bad_body` (400), `unavailable` (503) |
 //! | `a2a_bridge_push_deliveries_total` | route, outcome | attempts to deliver to subscribers: `delivered`, `retried`, `failed` (given up), `rejected` (3xx/4xx), `refused` (guarded address) |
 //! | `a2a_bridge_policy_total` | route, class, reason | calls the policy seam refused, by method class: `denied` (an authorization rule), `rate` (429), `in_flight` (503), `store_unavailable` (the rate limit could not be checked: let through when failing open, else 503) |
+//! | `a2a_bridge_spans_dropped_total` | | finished spans dropped because the export queue was full (`[telemetry] max_queue`) |
 //! | `a2a_bridge_config_reloads_total` | result | reloads, `ok` or `error` |
 //! | `a2a_bridge_config_last_reload_success` | | 1 when the last reload applied |
 //! | `a2a_bridge_config_last_reload_timestamp_seconds` | | when the last reload was tried |
@@ -97,6 +98,49 @@ fn latency_histogram() -> Histogram {
     Histogram::new(exponential_buckets(0.001, 2.0, 17))
 }
 
+/// The process's gauges: the last reload's outcome and time, connections and requests now.
+fn process_gauges(registry: &mut Registry) -> (Gauge, Gauge<f64, AtomicU64>, Gauge, Gauge) {
+    let last_reload_success = register(
+        registry,
+        "config_last_reload_success",
+        "1 when the last configuration reload applied",
+        Gauge::default(),
+    );
+    let last_reload_time = register(
+        registry,
+        "config_last_reload_timestamp_seconds",
+        "When the last configuration reload was tried, in Unix seconds",
+        Gauge::<f64, AtomicU64>::default(),
+    );
+    let connections = register(
+        registry,
+        "connections_open",
+        "Inbound connections open now",
+        Gauge::default(),
+    );
+    let in_flight = register(
+        registry,
+        "requests_in_flight",
+        "Inbound requests being answered now, streams included",
+        Gauge::default(),
+    );
+    (
+        last_reload_success,
+        last_reload_time,
+        connections,
+        in_flight,
+    )
+}
+
+/// `metric`, registered under `name`.
+fn register<M>(registry: &mut Registry, name: &str, help: &str, metric: M) -> M
+where
+    M: prometheus_client::registry::Metric + Clone,
+{
+    registry.register(name, help, metric.clone());
+    metric
+}
+
 /// A counter family registered under `name`.
 fn registered<L>(registry: &mut Registry, name: &str, help: &str) -> Family<L, Counter>
 where
@@ -128,6 +172,7 @@ pub struct Metrics {
     push_received: Family<OutcomeLabels, Counter>,
     push_deliveries: Family<OutcomeLabels, Counter>,
     policy: Family<PolicyLabels, Counter>,
+    spans_dropped: Counter,
     reloads: Family<ResultLabels, Counter>,
     last_reload_success: Gauge,
     last_reload_time: Gauge<f64, AtomicU64>,
@@ -146,42 +191,46 @@ impl Metrics {
     #[must_use]
     pub fn new() -> Self {
         let mut registry = Registry::with_prefix("a2a_bridge");
-        let requests = Family::<RequestLabels, Counter>::default();
-        registry.register(
+        let requests = register(
+            &mut registry,
             "requests",
             "Requests answered, by route, caller revision, method and outcome",
-            requests.clone(),
+            Family::<RequestLabels, Counter>::default(),
         );
-        let upstream: HistogramFamily = Family::new_with_constructor(latency_histogram);
-        registry.register(
+        let upstream: HistogramFamily = register(
+            &mut registry,
             "upstream_duration_seconds",
             "Time to the upstream response head, by route, method and HTTP status",
-            upstream.clone(),
+            Family::new_with_constructor(latency_histogram),
         );
-        let losses = Family::<LossLabels, Counter>::default();
-        registry.register(
+        let losses = register(
+            &mut registry,
             "translation_losses",
             "What translations could not carry, by route and loss kind",
-            losses.clone(),
+            Family::<LossLabels, Counter>::default(),
         );
-        let open_streams = Family::<RouteLabels, Gauge>::default();
-        registry.register("open_streams", "Streams open now", open_streams.clone());
+        let open_streams = register(
+            &mut registry,
+            "open_streams",
+            "Streams open now",
+            Family::<RouteLabels, Gauge>::default(),
+        );
         let card_refreshes: Family<OutcomeLabels, Counter> = registered(
             &mut registry,
             "card_refreshes",
             "Upstream card fetches, by route and outcome",
         );
-        let route_ready = Family::<RouteLabels, Gauge>::default();
-        registry.register(
+        let route_ready = register(
+            &mut registry,
             "route_ready",
             "1 once the route's upstream card was read",
-            route_ready.clone(),
+            Family::<RouteLabels, Gauge>::default(),
         );
-        let store_up = Family::<RouteLabels, Gauge>::default();
-        registry.register(
+        let store_up = register(
+            &mut registry,
             "store_up",
             "1 while the route's store answers (always, in process; Redis: its last probe)",
-            store_up.clone(),
+            Family::<RouteLabels, Gauge>::default(),
         );
         let push_received = registered(
             &mut registry,
@@ -198,35 +247,19 @@ impl Metrics {
             "policy",
             "Calls the policy seam refused (or let through undecided), by route, method class and reason",
         );
+        let spans_dropped = register(
+            &mut registry,
+            "spans_dropped",
+            "Finished spans dropped because the export queue was full",
+            Counter::default(),
+        );
         let reloads: Family<ResultLabels, Counter> = registered(
             &mut registry,
             "config_reloads",
             "Configuration reloads, by result",
         );
-        let last_reload_success = Gauge::default();
-        registry.register(
-            "config_last_reload_success",
-            "1 when the last configuration reload applied",
-            last_reload_success.clone(),
-        );
-        let last_reload_time = Gauge::<f64, AtomicU64>::default();
-        registry.register(
-            "config_last_reload_timestamp_seconds",
-            "When the last configuration reload was tried, in Unix seconds",
-            last_reload_time.clone(),
-        );
-        let connections = Gauge::default();
-        registry.register(
-            "connections_open",
-            "Inbound connections open now",
-            connections.clone(),
-        );
-        let in_flight = Gauge::default();
-        registry.register(
-            "requests_in_flight",
-            "Inbound requests being answered now, streams included",
-            in_flight.clone(),
-        );
+        let (last_reload_success, last_reload_time, connections, in_flight) =
+            process_gauges(&mut registry);
         Self {
             registry,
             requests,
@@ -239,6 +272,7 @@ impl Metrics {
             push_received,
             push_deliveries,
             policy,
+            spans_dropped,
             reloads,
             last_reload_success,
             last_reload_time,
@@ -310,6 +344,12 @@ impl Metrics {
             metrics: Arc::clone(self),
             exchanges: (0..Method::ALL.len()).map(|_| OnceLock::new()).collect(),
         })
+    }
+
+    /// The counter of spans the trace exporter dropped, for it to count into.
+    #[must_use]
+    pub fn spans_dropped(&self) -> Counter {
+        self.spans_dropped.clone()
     }
 
     /// The request counters of `route`, for [`RouteRequests::answered`].

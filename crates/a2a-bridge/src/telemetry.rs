@@ -10,10 +10,10 @@
 //! `sample_ratio` (parent-based, over the trace id) or `OTEL_TRACES_SAMPLER` /
 //! `OTEL_TRACES_SAMPLER_ARG`.
 //!
-//! Exporting never blocks a call: finished spans go to the SDK's batch processor, a bounded
-//! queue (`max_queue`) drained by a thread of its own; a span that finds the queue full is
-//! dropped (the SDK logs how many). The OTLP clients need a Tokio reactor, which that thread
-//! lacks: the exporter runs each export on a small runtime of its own ([`OnRuntime`]).
+//! Exporting never blocks a call: a finished span goes onto a bounded queue (`max_queue`)
+//! that a thread of its own drains in batches ([`Bounded`]); a span that finds the queue full
+//! is dropped and counted (`a2a_bridge_spans_dropped_total`). The OTLP clients need a Tokio
+//! reactor, which that thread lacks: each export runs on a small runtime of its own.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -25,9 +25,8 @@ use opentelemetry::trace::{SpanKind, Status, TraceContextExt as _, Tracer as _};
 use opentelemetry::{Context, KeyValue};
 use opentelemetry_otlp::{WithExportConfig as _, WithHttpConfig as _, WithTonicConfig as _};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
-use opentelemetry_sdk::trace::{
-    BatchConfigBuilder, BatchSpanProcessor, Sampler, SdkTracer, SdkTracerProvider, SpanData,
-};
+use opentelemetry_sdk::trace::{Sampler, SdkTracer, SdkTracerProvider, SpanData};
+use prometheus_client::metrics::counter::Counter;
 
 /// The process's tracer, once started (`[telemetry]`): every route's bridge traces through it.
 static INSTALLED: std::sync::OnceLock<std::sync::Arc<OtelTelemetry>> = std::sync::OnceLock::new();
@@ -37,8 +36,8 @@ static INSTALLED: std::sync::OnceLock<std::sync::Arc<OtelTelemetry>> = std::sync
 /// # Errors
 ///
 /// When the exporter cannot be built.
-pub fn install(settings: &TelemetrySettings) -> Result<(), String> {
-    let telemetry = OtelTelemetry::start(settings)?;
+pub fn install(settings: &TelemetrySettings, dropped: Counter) -> Result<(), String> {
+    let telemetry = OtelTelemetry::start(settings, dropped)?;
     let _ = INSTALLED.set(std::sync::Arc::new(telemetry));
     Ok(())
 }
@@ -86,7 +85,7 @@ impl OtelTelemetry {
     /// # Errors
     ///
     /// When the exporter cannot be built (a malformed endpoint, an unknown protocol).
-    pub fn start(settings: &TelemetrySettings) -> Result<Self, String> {
+    pub fn start(settings: &TelemetrySettings, dropped: Counter) -> Result<Self, String> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .thread_name("a2a-bridge-otlp")
@@ -109,19 +108,29 @@ impl OtelTelemetry {
         } else if std::env::var_os("OTEL_SERVICE_NAME").is_none() {
             resource = resource.with_service_name("a2a-bridge");
         }
-        let processor = BatchSpanProcessor::builder(OnRuntime {
-            inner: exporter,
-            runtime,
-        })
-        .with_batch_config(
-            BatchConfigBuilder::default()
-                .with_max_queue_size(settings.max_queue.max(1))
-                .build(),
-        )
-        .build();
+        let resource = resource.build();
+        let mut exporter = exporter;
+        opentelemetry_sdk::trace::SpanExporter::set_resource(&mut exporter, &resource);
+        let delay = std::env::var("OTEL_BSP_SCHEDULE_DELAY")
+            .ok()
+            .and_then(|ms| ms.parse().ok())
+            .map_or(Duration::from_secs(5), Duration::from_millis);
+        let processor = Bounded::start(
+            Box::new(move |batch| {
+                let outcome = runtime.block_on(opentelemetry_sdk::trace::SpanExporter::export(
+                    &exporter, batch,
+                ));
+                if let Err(error) = outcome {
+                    tracing::debug!(%error, "a batch of spans was not exported");
+                }
+            }),
+            settings.max_queue.max(1),
+            delay,
+            dropped,
+        );
         let mut builder = SdkTracerProvider::builder()
             .with_span_processor(processor)
-            .with_resource(resource.build());
+            .with_resource(resource);
         if let Some(ratio) = settings.sample_ratio {
             builder = builder.with_sampler(Sampler::ParentBased(Box::new(
                 Sampler::TraceIdRatioBased(ratio),
@@ -202,29 +211,96 @@ fn build_exporter(
     built.map_err(|e| format!("the OTLP exporter: {e}"))
 }
 
-/// An exporter whose exports run on a Tokio runtime of its own: the batch processor's thread
-/// has none, and the OTLP clients need one.
-#[derive(Debug)]
-struct OnRuntime {
-    inner: opentelemetry_otlp::SpanExporter,
-    runtime: tokio::runtime::Runtime,
+/// How many spans go to the exporter at once.
+const BATCH: usize = 512;
+
+/// Finished spans on a bounded queue a thread of its own drains in batches: a call never waits
+/// for an export, and a span that finds the queue full is dropped and counted.
+struct Bounded {
+    queue: std::sync::Mutex<Option<std::sync::mpsc::SyncSender<SpanData>>>,
+    worker: std::sync::Mutex<Option<std::thread::JoinHandle<()>>>,
+    dropped: Counter,
 }
 
-impl opentelemetry_sdk::trace::SpanExporter for OnRuntime {
-    async fn export(&self, batch: Vec<SpanData>) -> opentelemetry_sdk::error::OTelSdkResult {
-        self.runtime.block_on(self.inner.export(batch))
+impl std::fmt::Debug for Bounded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bounded")
+            .field("dropped", &self.dropped.get())
+            .finish_non_exhaustive()
     }
+}
 
-    fn shutdown_with_timeout(&self, timeout: Duration) -> opentelemetry_sdk::error::OTelSdkResult {
-        self.inner.shutdown_with_timeout(timeout)
+/// Sends a batch of spans on their way.
+type Export = Box<dyn FnMut(Vec<SpanData>) + Send>;
+
+impl Bounded {
+    /// The queue, holding at most `capacity` spans, drained by a thread that hands `export` a
+    /// batch when it has [`BATCH`] spans or `delay` has passed.
+    fn start(mut export: Export, capacity: usize, delay: Duration, dropped: Counter) -> Self {
+        let (queue, spans) = std::sync::mpsc::sync_channel::<SpanData>(capacity);
+        let worker = std::thread::Builder::new()
+            .name("a2a-bridge-spans".to_owned())
+            .spawn(move || {
+                let mut batch = Vec::with_capacity(BATCH);
+                loop {
+                    let ended = match spans.recv_timeout(delay) {
+                        Ok(span) => {
+                            batch.push(span);
+                            if batch.len() < BATCH {
+                                continue;
+                            }
+                            false
+                        }
+                        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => false,
+                        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => true,
+                    };
+                    if !batch.is_empty() {
+                        export(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)));
+                    }
+                    if ended {
+                        return;
+                    }
+                }
+            })
+            .ok();
+        Self {
+            queue: std::sync::Mutex::new(Some(queue)),
+            worker: std::sync::Mutex::new(worker),
+            dropped,
+        }
+    }
+}
+
+impl opentelemetry_sdk::trace::SpanProcessor for Bounded {
+    fn on_start(&self, _span: &mut opentelemetry_sdk::trace::Span, _cx: &Context) {}
+
+    fn on_end(&self, span: SpanData) {
+        if !span.span_context.is_sampled() {
+            return;
+        }
+        let queued = self
+            .queue
+            .lock()
+            .ok()
+            .and_then(|queue| queue.as_ref().map(|queue| queue.try_send(span).is_ok()));
+        if queued != Some(true) {
+            self.dropped.inc();
+        }
     }
 
     fn force_flush(&self) -> opentelemetry_sdk::error::OTelSdkResult {
-        self.inner.force_flush()
+        Ok(())
     }
 
-    fn set_resource(&mut self, resource: &opentelemetry_sdk::Resource) {
-        self.inner.set_resource(resource);
+    fn shutdown_with_timeout(&self, _timeout: Duration) -> opentelemetry_sdk::error::OTelSdkResult {
+        // Closing the queue lets the thread export what is left, then end.
+        if let Ok(mut queue) = self.queue.lock() {
+            queue.take();
+        }
+        if let Some(worker) = self.worker.lock().ok().and_then(|mut w| w.take()) {
+            let _ = worker.join();
+        }
+        Ok(())
     }
 }
 
@@ -359,5 +435,56 @@ impl CallSpan for OtelSpan {
 
     fn end(self: Box<Self>) {
         self.context.span().end();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![expect(clippy::unwrap_used, reason = "tests unwrap what they just built")]
+
+    use super::*;
+
+    #[test]
+    fn a_full_queue_drops_and_counts_instead_of_waiting_and_closing_it_exports_the_rest() {
+        let exported = std::sync::Arc::new(std::sync::Mutex::new(0_usize));
+        let (release, hold) = std::sync::mpsc::channel::<()>();
+        let seen = std::sync::Arc::clone(&exported);
+        let dropped = Counter::default();
+        let processor = Bounded::start(
+            Box::new(move |batch| {
+                // The first export waits until the test lets it go: the queue fills meanwhile.
+                let _ = hold.recv_timeout(Duration::from_secs(5));
+                *seen.lock().unwrap() += batch.len();
+            }),
+            4,
+            Duration::from_millis(10),
+            dropped.clone(),
+        );
+        let provider = SdkTracerProvider::builder()
+            .with_span_processor(processor)
+            .build();
+        let tracer = opentelemetry::trace::TracerProvider::tracer(&provider, "test");
+        let end_one = || {
+            let mut span = tracer.start("call");
+            opentelemetry::trace::Span::end(&mut span);
+        };
+        // One span, and time for the thread to start exporting it (and so to be held).
+        end_one();
+        std::thread::sleep(Duration::from_millis(100));
+        let started = std::time::Instant::now();
+        for _ in 1..50 {
+            end_one();
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "ending spans waited for the export"
+        );
+        assert!(dropped.get() > 0, "a full queue dropped nothing");
+        for _ in 0..60 {
+            let _ = release.send(());
+        }
+        provider.shutdown().unwrap();
+        let exported = *exported.lock().unwrap();
+        assert_eq!(exported + usize::try_from(dropped.get()).unwrap(), 50);
     }
 }
