@@ -297,3 +297,48 @@ def test_a_push_delivery_has_a_span_of_its_own_linked_to_the_call_that_registere
         (link,) = push.links
         assert link.trace_id.hex() == trace_id and link.span_id == register.span_id, link
         assert attributes(push)['a2a.task.id'] == sent['id'], attributes(push)
+
+
+def test_a_reload_turns_tracing_on_without_a_restart(agents, logs, tmp_path):
+    import signal
+
+    from conftest import bridge_binary, spawn, stop
+
+    receiver = Receiver('grpc')
+    port, admin = free_port(), free_port()
+    base = (f'listen = "127.0.0.1:{port}"\nadmin = "127.0.0.1:{admin}"\n'
+            f'[upstream]\nurl = "{agents["0.3"].url.rstrip("/")}"\n[demo]\nenabled = false\n')
+    config = tmp_path / 'reloaded.toml'
+    config.write_text(base)
+    process, _, _ = spawn('traced-reload', [str(bridge_binary()), '--config', str(config)], logs)
+    url = f'http://127.0.0.1:{port}'
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f'http://127.0.0.1:{admin}/readyz', timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+
+        def call() -> str:
+            trace_id, _, header = traceparent()
+            httpx.post(url, headers={**V10, 'traceparent': header}, timeout=15, json={
+                'jsonrpc': '2.0', 'id': 1, 'method': 'GetTask', 'params': {'id': 'x'}})
+            return trace_id
+
+        untraced = call()
+        config.write_text(base + f'[telemetry]\nendpoint = "http://127.0.0.1:{receiver.port}"\n')
+        process.send_signal(signal.SIGHUP)
+        traced_id = None
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and traced_id is None:
+            trace_id = call()
+            if receiver.of_trace(trace_id, 1, timeout=7.0):
+                traced_id = trace_id
+        assert traced_id is not None, 'no span after the reload turned tracing on'
+        assert not receiver.of_trace(untraced, 1, timeout=0.1), 'a span from before tracing was on'
+    finally:
+        stop(process)
+        receiver.stop()

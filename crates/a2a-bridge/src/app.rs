@@ -192,7 +192,7 @@ async fn serve(cli: Cli) -> Result<(), StartError> {
     let resolved = load(&cli)?;
     let metrics = Arc::new(Metrics::new());
     if let Some(settings) = &resolved.telemetry {
-        crate::telemetry::install(settings, metrics.spans_dropped()).map_err(|why| {
+        crate::telemetry::install(Some(settings), metrics.spans_dropped()).map_err(|why| {
             StartError::Io {
                 what: format!("cannot start exporting traces: {why}"),
                 source: std::io::Error::other(why.clone()),
@@ -531,10 +531,21 @@ pub fn reload(
         || resolved.admin != before.admin
         || resolved.grpc != before.grpc
         || resolved.tls != before.tls
-        || resolved.telemetry != before.telemetry
     {
         tracing::warn!(
-            "listen, admin, grpc_listen (top-level and per route), [tls], [telemetry], [server], [demo] and the inbound limits apply at start only; restart to change them"
+            "listen, admin, grpc_listen (top-level and per route), [tls], [server], [demo] and the inbound limits apply at start only; restart to change them"
+        );
+    }
+    if resolved.telemetry != before.telemetry {
+        crate::telemetry::install(resolved.telemetry.as_ref(), metrics.spans_dropped()).map_err(
+            |why| StartError::Io {
+                what: format!("cannot export traces as the file says: {why}"),
+                source: std::io::Error::other(why.clone()),
+            },
+        )?;
+        tracing::info!(
+            on = resolved.telemetry.is_some(),
+            "trace export reconfigured"
         );
     }
     Ok(Wiring::build(resolved, Some(current), metrics)?)

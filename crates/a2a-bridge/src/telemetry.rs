@@ -28,29 +28,37 @@ use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::{Sampler, SdkTracer, SdkTracerProvider, SpanData};
 use prometheus_client::metrics::counter::Counter;
 
-/// The process's tracer, once started (`[telemetry]`): every route's bridge traces through it.
-static INSTALLED: std::sync::OnceLock<std::sync::Arc<OtelTelemetry>> = std::sync::OnceLock::new();
+/// The process's tracer while tracing is on (`[telemetry]`): the routes built from then on
+/// trace through it. A reload that changes `[telemetry]` installs a new one (or none); the
+/// routes built before keep theirs until their calls finish.
+static INSTALLED: arc_swap::ArcSwapOption<OtelTelemetry> = arc_swap::ArcSwapOption::const_empty();
 
-/// Starts tracing for the process as `settings` say; the routes built from then on trace.
+/// Starts tracing for the process as `settings` say (or stops it, for `None`); the routes built
+/// from then on trace accordingly. The tracer it replaces exports what it holds and stops.
 ///
 /// # Errors
 ///
-/// When the exporter cannot be built.
-pub fn install(settings: &TelemetrySettings, dropped: Counter) -> Result<(), String> {
-    let telemetry = OtelTelemetry::start(settings, dropped)?;
-    let _ = INSTALLED.set(std::sync::Arc::new(telemetry));
+/// When the exporter cannot be built; the running tracer is kept.
+pub fn install(settings: Option<&TelemetrySettings>, dropped: Counter) -> Result<(), String> {
+    let telemetry = settings
+        .map(|settings| OtelTelemetry::start(settings, dropped))
+        .transpose()?;
+    if let Some(replaced) = INSTALLED.swap(telemetry.map(std::sync::Arc::new)) {
+        // Its queue drains on a thread of its own: never on a worker.
+        std::thread::spawn(move || replaced.shutdown());
+    }
     Ok(())
 }
 
 /// The process's tracer, when tracing is on.
 #[must_use]
 pub fn installed() -> Option<std::sync::Arc<OtelTelemetry>> {
-    INSTALLED.get().cloned()
+    INSTALLED.load_full()
 }
 
 /// Exports what is queued, at exit.
 pub fn shutdown() {
-    if let Some(telemetry) = INSTALLED.get() {
+    if let Some(telemetry) = INSTALLED.load_full() {
         telemetry.shutdown();
     }
 }
