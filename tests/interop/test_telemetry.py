@@ -342,3 +342,29 @@ def test_a_reload_turns_tracing_on_without_a_restart(agents, logs, tmp_path):
     finally:
         stop(process)
         receiver.stop()
+
+
+def test_the_standard_variables_alone_turn_tracing_on(agents, logs):
+    receiver = Receiver('grpc')
+    names = {'OTEL_EXPORTER_OTLP_ENDPOINT': f'http://127.0.0.1:{receiver.port}',
+             'OTEL_SERVICE_NAME': 'bridge-from-env', 'OTEL_RESOURCE_ATTRIBUTES': 'deployment.environment=interop',
+             'OTEL_TRACES_SAMPLER': 'always_on', 'OTEL_BSP_SCHEDULE_DELAY': '200'}
+    os.environ.update(names)
+    try:
+        bridge = Bridge('traced-env', agents['0.3'], logs, '')
+    finally:
+        for name in names:
+            del os.environ[name]
+    try:
+        trace_id, _, header = traceparent()
+        httpx.post(bridge.peer.url, headers={**V10, 'traceparent': header}, timeout=15, json={
+            'jsonrpc': '2.0', 'id': 1, 'method': 'GetTask', 'params': {'id': 'x'}})
+        assert len(receiver.of_trace(trace_id, 2)) == 2
+        with receiver.lock:
+            resource = next(r for r, s in receiver.spans if s.trace_id.hex() == trace_id)
+        attrs = {kv.key: kv.value.string_value for kv in resource.attributes}
+        assert attrs.get('service.name') == 'bridge-from-env', attrs
+        assert attrs.get('deployment.environment') == 'interop', attrs
+    finally:
+        bridge.close()
+        receiver.stop()
