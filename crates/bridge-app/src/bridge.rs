@@ -44,7 +44,7 @@ pub struct Bridge {
     /// emulated.
     pub(crate) background: Option<Arc<dyn crate::upstream::Background>>,
     /// Verifies the bearer tokens that are none of the static ones (JWTs), when the route does.
-    pub(crate) token_verifier: Option<Arc<dyn crate::auth::TokenVerifier>>,
+    pub(crate) token_verifier: Option<Arc<dyn crate::identity::TokenVerifier>>,
     /// Starts each call's spans, when the route traces.
     pub(crate) telemetry: Option<Arc<dyn crate::telemetry::Telemetry>>,
 }
@@ -93,7 +93,10 @@ impl Bridge {
     /// Verifies callers' bearer tokens that are none of `[auth] bearer_tokens` with `verifier`
     /// (`[auth] jwt`); the settings' `auth.jwt` lets such tokens past the first check.
     #[must_use]
-    pub fn with_token_verifier(mut self, verifier: Arc<dyn crate::auth::TokenVerifier>) -> Self {
+    pub fn with_token_verifier(
+        mut self,
+        verifier: Arc<dyn crate::identity::TokenVerifier>,
+    ) -> Self {
         self.token_verifier = Some(verifier);
         self
     }
@@ -130,7 +133,9 @@ impl Bridge {
     /// the card it serves then declares push notifications.
     #[must_use]
     pub fn emulates_push(&self, card: &CachedCard) -> bool {
-        crate::emulate::emulated(self, card)
+        self.ports.settings.push_emulate
+            && self.background.is_some()
+            && card.card.capabilities.push_notifications != Some(true)
     }
 
     /// Why the agent's card is not in use, when the last attempt to read it failed.

@@ -82,7 +82,7 @@ pub struct Caller {
     pub id: RequestId,
     pub method: Method,
     /// Who the caller proved to be with a token the bridge verified (a JWT), once it has.
-    pub identity: Option<std::sync::Arc<crate::auth::Identity>>,
+    pub identity: Option<std::sync::Arc<crate::identity::Identity>>,
     /// The call's SERVER span, when the route traces (`crate::telemetry`).
     pub span: Option<std::sync::Arc<crate::telemetry::SharedSpan>>,
 }

@@ -65,9 +65,7 @@ fn owner() -> String {
 
 /// Whether `bridge` emulates push for the agent whose card is `card`.
 pub(crate) fn emulated(bridge: &Bridge, card: &CachedCard) -> bool {
-    bridge.ports.settings.push_emulate
-        && bridge.background.is_some()
-        && card.card.capabilities.push_notifications != Some(true)
+    bridge.emulates_push(card)
 }
 
 fn store_failure(error: &crate::store::StoreError) -> RpcError {

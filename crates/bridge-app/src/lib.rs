@@ -20,6 +20,7 @@ pub mod codec;
 pub mod delivery;
 pub mod emulate;
 pub mod headers;
+pub mod identity;
 mod index;
 pub mod list;
 pub mod negotiate;

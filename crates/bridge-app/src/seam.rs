@@ -78,7 +78,7 @@ impl CoreCall {
 
     /// Who the caller proved to be with a verified token (a JWT), if it did.
     #[must_use]
-    pub fn identity(&self) -> Option<&crate::auth::Identity> {
+    pub fn identity(&self) -> Option<&crate::identity::Identity> {
         self.caller.identity.as_deref()
     }
 

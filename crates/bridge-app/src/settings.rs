@@ -90,7 +90,7 @@ pub struct InboundAuth {
     /// The header API keys arrive in.
     pub api_key_header: http::HeaderName,
     /// Whether a bearer token none of `bearer_tokens` is may be a JWT, which the route's token
-    /// verifier checks (`crate::auth::TokenVerifier`, `[auth] jwt`).
+    /// verifier checks (`crate::identity::TokenVerifier`, `[auth] jwt`).
     pub jwt: bool,
 }
 
