@@ -14,6 +14,7 @@ has the agent's final state and artifacts, so nothing was lost on the way.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 import time
@@ -326,3 +327,36 @@ def test_emulated_push_works_through_every_binding(client, binding, agent, emula
     check_created(scenario, client, path, webhook)
     hits = webhook.wait(path, until_completed(client))
     check_deliveries(hits, client, scenario['taskId'], via_bridge=True)
+
+
+@pytest.mark.parametrize('agent', ['0.3', '1.0'])
+def test_the_js_sdk_clients_push_configs_are_kept_and_delivered(emulating, webhook, agent):
+    """The JavaScript SDK clients of both revisions, over JSON-RPC and HTTP+JSON: their push
+    config is kept by the bridge and the task reaches their webhook to its end."""
+    from jscallers import JsRunners, node
+
+    if node() is None:
+        pytest.skip('node is not installed')
+    bridge = emulating(agent)
+    forms = [(revision, binding) for revision in ('0.3', '1.0') for binding in ('jsonrpc', 'rest')]
+
+    async def body() -> list[tuple[str, str]]:
+        runners = JsRunners()
+        paths = []
+        try:
+            for revision, binding in forms:
+                who = runners.caller(revision, binding, bridge.url, '')
+                path = f'/js-{revision}-{binding}-{agent}-{uuid.uuid4().hex[:6]}'
+                task = await who.send('ask js push')
+                created = await who.create_push(task.id, f'{webhook.url}{path}', 'tok-js', 'cfg-js')
+                assert created['url'] == f'{webhook.url}{path}', (revision, binding, created)
+                await who.send('blue', task_id=task.id, context_id=task.context_id)
+                paths.append((revision, path))
+        finally:
+            await runners.close()
+        return paths
+
+    for revision, path in asyncio.run(body()):
+        hits = webhook.wait(path, until_completed(revision))
+        done = 'completed' if revision == '0.3' else 'TASK_STATE_COMPLETED'
+        assert state_of(hits[-1].body, revision) == done, hits

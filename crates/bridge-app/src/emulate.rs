@@ -42,7 +42,6 @@ use sha2::{Digest, Sha256};
 
 use crate::bridge::Bridge;
 use crate::call::{Context, Upcoming};
-use crate::card::CachedCard;
 use crate::delivery::Registration;
 use crate::store::Watch;
 
@@ -61,11 +60,6 @@ fn instance() -> &'static str {
 /// the follower that held it at its next renewal.
 fn owner() -> String {
     format!("{}/{}", instance(), uuid::Uuid::new_v4().simple())
-}
-
-/// Whether `bridge` emulates push for the agent whose card is `card`.
-pub(crate) fn emulated(bridge: &Bridge, card: &CachedCard) -> bool {
-    bridge.emulates_push(card)
 }
 
 fn store_failure(error: &crate::store::StoreError) -> RpcError {
@@ -180,22 +174,7 @@ pub(crate) async fn subscribe(
                 .map_err(|e| store_failure(&e))?;
         }
     }
-    let registration = Registration {
-        secret: crate::push::secret(),
-        agent_token: crate::push::secret(),
-        subscriber: context.caller,
-        scope: context.scope.clone(),
-        config: config.clone(),
-        trace: context
-            .span
-            .as_deref()
-            .and_then(crate::telemetry::traceparent_of),
-    };
-    bridge
-        .store
-        .put_registration(&registration)
-        .await
-        .map_err(|e| store_failure(&e))?;
+    crate::push::keep(bridge, context, config.clone()).await?;
     let watch = Watch {
         id: watch_id(&context.scope, task_id),
         task_id: task_id.to_owned(),

@@ -92,12 +92,34 @@ pub(crate) async fn register(
     config: &TaskPushConfig,
 ) -> Result<TaskPushConfig, RpcError> {
     checked(bridge, &config.url).await?;
+    let registration = keep(bridge, context, config.clone()).await?;
+    Ok(TaskPushConfig {
+        task_id: config.task_id.clone(),
+        id: config.id.clone(),
+        url: format!("{}{}", webhook_base(bridge), registration.secret),
+        token: Some(registration.agent_token),
+        authentication: None,
+        tenant: config.tenant.clone(),
+    })
+}
+
+/// Keeps `config` in the store as a registration of the caller of `context`: its revision and
+/// scope, a fresh secret and agent token, and the call's trace context for its deliveries.
+///
+/// # Errors
+///
+/// The store's failure.
+pub(crate) async fn keep(
+    bridge: &Bridge,
+    context: &Context,
+    config: TaskPushConfig,
+) -> Result<Registration, RpcError> {
     let registration = Registration {
         secret: secret(),
         agent_token: secret(),
         subscriber: context.caller,
         scope: context.scope.clone(),
-        config: config.clone(),
+        config,
         trace: context
             .span
             .as_deref()
@@ -108,14 +130,7 @@ pub(crate) async fn register(
         .put_registration(&registration)
         .await
         .map_err(|e| store_failure(&e))?;
-    Ok(TaskPushConfig {
-        task_id: config.task_id.clone(),
-        id: config.id.clone(),
-        url: format!("{}{}", webhook_base(bridge), registration.secret),
-        token: Some(registration.agent_token),
-        authentication: None,
-        tenant: config.tenant.clone(),
-    })
+    Ok(registration)
 }
 
 /// Checks a subscriber's URL against the webhook-target guard.

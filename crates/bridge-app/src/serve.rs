@@ -290,9 +290,7 @@ async fn validated(
         agent,
         call_url,
         agent_tenant: card.as_ref().and_then(|c| c.tenant.clone()),
-        push_emulated: card
-            .as_ref()
-            .is_some_and(|c| crate::emulate::emulated(bridge, c)),
+        push_emulated: card.as_ref().is_some_and(|c| bridge.emulates_push(c)),
         span: caller.span,
     };
     if let Some(span) = &context.span {

@@ -522,13 +522,7 @@ impl Store for RedisStore {
         owner: &str,
         lease: Duration,
     ) -> BoxFuture<'_, Result<bool, StoreError>> {
-        let mut invocation = self.watch_invocation(&self.start_watch);
-        invocation
-            .arg(&watch.id)
-            .arg(watch.to_json())
-            .arg(until(lease))
-            .arg(owner);
-        Box::pin(async move { Ok(self.invoke::<i64>(&invocation).await? == 1) })
+        self.write_watch(&self.start_watch, watch, owner, lease)
     }
 
     fn renew_watch(
@@ -537,13 +531,7 @@ impl Store for RedisStore {
         owner: &str,
         lease: Duration,
     ) -> BoxFuture<'_, Result<bool, StoreError>> {
-        let mut invocation = self.watch_invocation(&self.renew_watch);
-        invocation
-            .arg(&watch.id)
-            .arg(watch.to_json())
-            .arg(until(lease))
-            .arg(owner);
-        Box::pin(async move { Ok(self.invoke::<i64>(&invocation).await? == 1) })
+        self.write_watch(&self.renew_watch, watch, owner, lease)
     }
 
     fn claim_watches(
@@ -675,6 +663,24 @@ impl RedisStore {
     /// The set of the secrets of `scope`'s registrations for `task_id`.
     fn index_key(&self, scope: &str, task_id: &str) -> String {
         format!("{}regs:{}:{scope}:{task_id}", self.prefix, scope.len())
+    }
+
+    /// Writes `watch`, leased to `owner` for `lease`, by `script` (`START_WATCH` or
+    /// `RENEW_WATCH`, which take the same arguments); whether the script wrote it.
+    fn write_watch<'s>(
+        &'s self,
+        script: &'s redis::Script,
+        watch: &Watch,
+        owner: &str,
+        lease: Duration,
+    ) -> BoxFuture<'s, Result<bool, StoreError>> {
+        let mut invocation = self.watch_invocation(script);
+        invocation
+            .arg(&watch.id)
+            .arg(watch.to_json())
+            .arg(until(lease))
+            .arg(owner);
+        Box::pin(async move { Ok(self.invoke::<i64>(&invocation).await? == 1) })
     }
 
     /// `script` invoked on the watch keys: the watches, their owners, their leases.
