@@ -11,19 +11,22 @@
 //!   unknown task is `TaskNotFound` (the bridge reads it from the agent), so is a config the
 //!   task does not have; a config without an id takes the task's id.
 //! - the task is followed by one instance at a time, holding a [`Watch`] leased in the store:
-//!   it reads the task, and where the agent streams and the task is running, keeps the agent's
-//!   subscription to it open; where it does not (or once the agent ends the stream), it reads
-//!   the task every `upstream.task_poll_interval`. Each change goes to every registration of
-//!   the task through the pusher, exactly as a delivery the agent made would: pending in the
-//!   store first, then in order per subscriber, with retries. A 1.0 subscriber gets the events
+//!   it reads the task, and where a 1.0 agent streams and the task is running, keeps the
+//!   agent's subscription to it open; where it does not (or once the agent ends the stream), it
+//!   reads the task every `upstream.task_poll_interval`. A 0.3 agent's task is always read: its
+//!   `tasks/resubscribe` does not start with the task, so a chunk appended between the read and
+//!   the subscription would be missed. Each change goes to every registration of the task
+//!   through the pusher, exactly as a delivery the agent made would: pending in the store
+//!   first, then in order per subscriber, with retries. A 1.0 subscriber gets the events
 //!   (`statusUpdate`, `artifactUpdate`; the whole task first), a 0.3 subscriber the task as it
 //!   is after each change.
 //! - what the subscribers were last told is kept with the watch (a digest of the status and of
-//!   each artifact) and written back after every delivery, so an instance that takes over a
-//!   watch whose lease ran out (`sweep`) reads the task and sends only what changed since. A
-//!   change made while no instance watched is sent as the task now is: nothing is lost, an
-//!   intermediate status may be skipped, and a delivery may be sent twice (delivery is at least
-//!   once, each with its own `a2a-bridge-delivery-id`).
+//!   each artifact, over the event body a 1.0 subscriber receives for it) and written back
+//!   after every delivery, so an instance that takes over a watch whose lease ran out (`sweep`)
+//!   reads the task and sends only what changed since. A change made while no instance watched
+//!   is sent as the task now is: nothing is lost, an intermediate status may be skipped, and a
+//!   delivery may be sent twice (delivery is at least once, each with its own
+//!   `a2a-bridge-delivery-id`).
 //! - the watch ends when the task reaches a terminal state (after that state is delivered), or
 //!   when the agent no longer knows the task. The registrations stay until deleted or expired.
 
@@ -32,8 +35,9 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use bridge_ir::{
-    Call, ErrorCode, ListPushConfigsResult, Method, Reply, Revision, RpcError, StreamEvent, Task,
-    TaskArtifactUpdateEvent, TaskIdParams, TaskPushConfig, TaskState, TaskStatusUpdateEvent,
+    Artifact, Call, ErrorCode, ListPushConfigsResult, Method, Reply, Revision, RpcError,
+    StreamEvent, Task, TaskArtifactUpdateEvent, TaskIdParams, TaskPushConfig, TaskState,
+    TaskStatusUpdateEvent,
 };
 use bytes::Bytes;
 use futures_util::StreamExt;
@@ -257,18 +261,48 @@ fn hex(bytes: &[u8]) -> String {
     })
 }
 
-fn digest(value: &impl std::fmt::Debug) -> String {
-    hex(&Sha256::digest(format!("{value:?}").as_bytes())[..16])
+/// How an event reads on the wire: the digests are taken over the body a 1.0 subscriber
+/// receives, so two reads of a task that encode alike count as one change.
+type Encode<'a> = &'a (dyn Fn(StreamEvent) -> Vec<u8> + Send + Sync);
+
+fn digest(encode: Encode<'_>, event: StreamEvent) -> String {
+    hex(&Sha256::digest(encode(event))[..16])
 }
 
-/// What subscribers know of `task`: the digest of its status and of each artifact.
-fn digests(task: &Task) -> BTreeMap<String, String> {
+/// The event that tells a subscriber `task`'s status.
+fn status_event(task: &Task) -> StreamEvent {
+    StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
+        task_id: task.id.clone(),
+        context_id: task.context_id.clone().unwrap_or_default(),
+        status: task.status.clone(),
+        final_flag: None,
+        metadata: None,
+        generation: None,
+    })
+}
+
+/// The event that tells a subscriber `artifact` of `task` as a whole.
+fn artifact_event(task: &Task, artifact: &Artifact) -> StreamEvent {
+    StreamEvent::ArtifactUpdate(TaskArtifactUpdateEvent {
+        task_id: task.id.clone(),
+        context_id: task.context_id.clone().unwrap_or_default(),
+        artifact: artifact.clone(),
+        append: None,
+        last_chunk: Some(true),
+        metadata: None,
+        generation: None,
+    })
+}
+
+/// What subscribers know of `task`: the digest of its status and of each artifact, each over
+/// the event that tells it.
+fn digests(encode: Encode<'_>, task: &Task) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
-    out.insert(STATUS.to_owned(), digest(&task.status));
+    out.insert(STATUS.to_owned(), digest(encode, status_event(task)));
     for artifact in task.artifacts.iter().flatten() {
         out.insert(
             format!("{ARTIFACT}{}", artifact.artifact_id),
-            digest(artifact),
+            digest(encode, artifact_event(task, artifact)),
         );
     }
     out
@@ -276,40 +310,27 @@ fn digests(task: &Task) -> BTreeMap<String, String> {
 
 /// What a 1.0 subscriber is sent when `task` differs from what `seen` says it was told: the
 /// whole task the first time, else each new or changed artifact, then a changed status.
-fn changes(seen: &BTreeMap<String, String>, task: &Task) -> Vec<StreamEvent> {
+fn changes(encode: Encode<'_>, seen: &BTreeMap<String, String>, task: &Task) -> Vec<StreamEvent> {
     if seen.is_empty() {
         return vec![StreamEvent::Task(task.clone())];
     }
-    let context_id = task.context_id.clone().unwrap_or_default();
-    let mut events: Vec<StreamEvent> = task
-        .artifacts
-        .iter()
-        .flatten()
-        .filter(|a| {
-            seen.get(&format!("{ARTIFACT}{}", a.artifact_id))
-                .is_none_or(|d| *d != digest(*a))
-        })
-        .map(|artifact| {
-            StreamEvent::ArtifactUpdate(TaskArtifactUpdateEvent {
-                task_id: task.id.clone(),
-                context_id: context_id.clone(),
-                artifact: artifact.clone(),
-                append: None,
-                last_chunk: Some(true),
-                metadata: None,
-                generation: None,
-            })
-        })
-        .collect();
-    if seen.get(STATUS).is_none_or(|d| *d != digest(&task.status)) {
-        events.push(StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
-            task_id: task.id.clone(),
-            context_id,
-            status: task.status.clone(),
-            final_flag: None,
-            metadata: None,
-            generation: None,
-        }));
+    let mut events = Vec::new();
+    for artifact in task.artifacts.iter().flatten() {
+        let event = artifact_event(task, artifact);
+        let key = format!("{ARTIFACT}{}", artifact.artifact_id);
+        if seen
+            .get(&key)
+            .is_none_or(|d| *d != digest(encode, event.clone()))
+        {
+            events.push(event);
+        }
+    }
+    let status = status_event(task);
+    if seen
+        .get(STATUS)
+        .is_none_or(|d| *d != digest(encode, status.clone()))
+    {
+        events.push(status);
     }
     events
 }
@@ -363,11 +384,14 @@ async fn follow(bridge: Arc<Bridge>, mut watch: Watch, owner: String) {
         .upstream
         .task_poll_interval
         .max(Duration::from_millis(10));
+    let codec = Arc::clone(bridge.ports.codecs.of(Revision::V1_0));
+    let encode = move |event| codec.encode_event(event).value;
     let follower = Follower {
         bridge: &bridge,
         owner: &owner,
         lease,
         beat,
+        encode: &encode,
     };
     loop {
         let step = match crate::target::context_for(&bridge, Revision::V1_0, watch.scope.clone())
@@ -402,6 +426,7 @@ struct Follower<'a> {
     owner: &'a str,
     lease: Duration,
     beat: Duration,
+    encode: Encode<'a>,
 }
 
 impl Follower<'_> {
@@ -427,8 +452,13 @@ impl Follower<'_> {
         }
     }
 
-    /// Reads the task and delivers what changed; then, where the agent streams and the task is
+    /// Reads the task and delivers what changed; then, where a 1.0 agent streams and the task is
     /// running, follows the agent's stream of it until that ends.
+    ///
+    /// A 1.0 agent's subscription starts with the task, so nothing that changed between the
+    /// read and the subscription is missed. A 0.3 agent's `tasks/resubscribe` starts with the
+    /// next event: an appended chunk between the two would be lost, so a 0.3 agent's task is
+    /// read every poll interval instead.
     async fn look(&self, context: &Context, watch: &mut Watch) -> Step {
         let task = match crate::agent::read_task(self.bridge, context, &watch.task_id, None).await {
             Ok(task) => task,
@@ -441,7 +471,7 @@ impl Follower<'_> {
                 return Step::Again;
             }
         };
-        let events = changes(&watch.seen, &task);
+        let events = changes(self.encode, &watch.seen, &task);
         if !events.is_empty() && !self.deliver(watch, &events, &task).await {
             return Step::Lost;
         }
@@ -453,7 +483,10 @@ impl Follower<'_> {
             .upstream_card()
             .await
             .is_ok_and(|card| card.card.capabilities.streaming == Some(true));
-        if streams && matches!(task.status.state, TaskState::Submitted | TaskState::Working) {
+        if streams
+            && context.upstream == Revision::V1_0
+            && matches!(task.status.state, TaskState::Submitted | TaskState::Working)
+        {
             return Box::pin(self.stream(context, watch, task)).await;
         }
         Step::Again
@@ -489,7 +522,7 @@ impl Follower<'_> {
                         };
                         if matches!(event, StreamEvent::Message(_))
                             || !apply(&mut view, &event)
-                            || digests(&view) == watch.seen
+                            || digests(self.encode, &view) == watch.seen
                         {
                             continue;
                         }
@@ -564,7 +597,7 @@ impl Follower<'_> {
             }
         }
         if queued {
-            watch.seen = digests(task);
+            watch.seen = digests(self.encode, task);
             return self.renew(watch).await;
         }
         true
@@ -574,7 +607,7 @@ impl Follower<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bridge_ir::{Artifact, TaskStatus};
+    use bridge_ir::TaskStatus;
 
     fn artifact(id: &str, text: &str) -> Artifact {
         Artifact {
@@ -615,23 +648,65 @@ mod tests {
             .collect()
     }
 
+    #[expect(
+        clippy::needless_pass_by_value,
+        reason = "an encoder takes the event it writes"
+    )]
+    fn encode(event: StreamEvent) -> Vec<u8> {
+        format!("{event:?}").into_bytes()
+    }
+
     #[test]
     fn the_first_delivery_is_the_task_then_only_what_changed() {
         let working = task(TaskState::Working, &[]);
-        assert_eq!(kinds(&changes(&BTreeMap::new(), &working)), ["task"]);
-        let seen = digests(&working);
-        assert!(changes(&seen, &working).is_empty());
+        assert_eq!(
+            kinds(&changes(&encode, &BTreeMap::new(), &working)),
+            ["task"]
+        );
+        let seen = digests(&encode, &working);
+        assert!(changes(&encode, &seen, &working).is_empty());
         let done = task(TaskState::Completed, &[artifact("a-1", "hi")]);
-        assert_eq!(kinds(&changes(&seen, &done)), ["artifact", "status"]);
-        let seen = digests(&done);
+        assert_eq!(
+            kinds(&changes(&encode, &seen, &done)),
+            ["artifact", "status"]
+        );
+        let seen = digests(&encode, &done);
         let more = task(
             TaskState::Completed,
             &[artifact("a-1", "hi"), artifact("a-2", "there")],
         );
-        let events = changes(&seen, &more);
+        let events = changes(&encode, &seen, &more);
         assert_eq!(kinds(&events), ["artifact"]);
         assert!(
             matches!(&events[0], StreamEvent::ArtifactUpdate(u) if u.artifact.artifact_id == "a-2")
+        );
+    }
+
+    #[test]
+    fn what_was_told_is_judged_by_the_body_sent_not_by_the_read() {
+        // An encoder that does not write an artifact's metadata: two reads that differ only
+        // there send the same body, so the second sends nothing.
+        let encode = |event: StreamEvent| match event {
+            StreamEvent::ArtifactUpdate(mut update) => {
+                update.artifact.metadata = None;
+                format!("{update:?}").into_bytes()
+            }
+            other => format!("{other:?}").into_bytes(),
+        };
+        let first = task(TaskState::Working, &[artifact("a-1", "hi")]);
+        let seen = digests(&encode, &first);
+        let mut again = first.clone();
+        if let Some(artifacts) = again.artifacts.as_mut() {
+            artifacts[0].metadata = Some(serde_json::Map::new());
+        }
+        assert!(changes(&encode, &seen, &again).is_empty());
+        assert_eq!(
+            kinds(&changes(
+                &encode,
+                &seen,
+                &task(TaskState::Working, &[artifact("a-1", "hi there")])
+            )),
+            ["artifact"]
         );
     }
 
@@ -666,7 +741,7 @@ mod tests {
         // The view the stream built and the task read back agree, so a follower that switches
         // from the stream to reading sends nothing twice.
         let read = task(TaskState::Working, &[artifact("a-1", "new")]);
-        assert_eq!(digests(&view), digests(&read));
+        assert_eq!(digests(&encode, &view), digests(&encode, &read));
     }
 
     #[test]
