@@ -1,0 +1,530 @@
+//! Traces (`[telemetry]`): the `Telemetry` adapter, recording the spans of calls and
+//! exporting them over OTLP.
+//!
+//! On when `[telemetry]` is in the file or the standard `OTEL_EXPORTER_OTLP_ENDPOINT` /
+//! `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is set; off, no route has a `Telemetry` and a call
+//! costs what it costs without. The exporter speaks gRPC or HTTP/protobuf
+//! (`OTEL_EXPORTER_OTLP_PROTOCOL`, or `protocol`), to the endpoint and with the headers the
+//! file or the standard variables name ([`export`]); the service name and resource attributes
+//! come from `service_name` or `OTEL_SERVICE_NAME` / `OTEL_RESOURCE_ATTRIBUTES` (the SDK's
+//! resource detectors), the sampler from `sample_ratio` (parent-based, over the trace id) or
+//! `OTEL_TRACES_SAMPLER` / `OTEL_TRACES_SAMPLER_ARG` (the SDK's sampler), the trace context
+//! from `traceparent`/`tracestate` (the SDK's W3C propagator).
+//!
+//! A span is one record ([`otlp::Record`]): the ids, the times, the attributes the core hands
+//! over, its events. A finished span goes onto a bounded queue that a thread of its own drains
+//! in batches, each written as OTLP protobuf in one buffer ([`otlp::request`]) and sent: a call
+//! never waits for an export, and a span that finds the queue full is dropped and counted
+//! (`a2a_bridge_spans_dropped_total`). The SDK's own span pipeline (a `SpanData` per span, then
+//! the generated protobuf structs) cost 60 % of a call's CPU with every call sampled
+//! (docs/benchmarks.md); this one records what the call already holds.
+
+mod export;
+mod otlp;
+
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use bridge_app::telemetry::{Attr, Attrs, CallSpan, Telemetry};
+use http::HeaderMap;
+use opentelemetry::Context;
+use opentelemetry::propagation::{Extractor, TextMapPropagator as _};
+use opentelemetry::trace::{SpanKind, TraceContextExt as _};
+use opentelemetry_sdk::propagation::TraceContextPropagator;
+use opentelemetry_sdk::trace::{
+    IdGenerator as _, RandomIdGenerator, Sampler, SamplingDecision, ShouldSample,
+};
+use prometheus_client::metrics::counter::Counter;
+
+use self::otlp::{Event, Identity, Kind, Record};
+
+/// The process's tracer while tracing is on (`[telemetry]`): the routes built from then on
+/// trace through it. A reload that changes `[telemetry]` installs a new one (or none); the
+/// routes built before keep theirs until their calls finish.
+static INSTALLED: arc_swap::ArcSwapOption<OtelTelemetry> = arc_swap::ArcSwapOption::const_empty();
+
+/// Starts tracing for the process as `settings` say (or stops it, for `None`); the routes built
+/// from then on trace accordingly. The tracer it replaces exports what it holds and stops.
+///
+/// # Errors
+///
+/// When the exporter cannot be built; the running tracer is kept.
+pub fn install(settings: Option<&TelemetrySettings>, dropped: Counter) -> Result<(), String> {
+    let telemetry = settings
+        .map(|settings| OtelTelemetry::start(settings, dropped))
+        .transpose()?;
+    if let Some(replaced) = INSTALLED.swap(telemetry.map(Arc::new)) {
+        // Its queue drains on a thread of its own: never on a worker.
+        std::thread::spawn(move || replaced.shutdown());
+    }
+    Ok(())
+}
+
+/// The process's tracer, when tracing is on.
+#[must_use]
+pub fn installed() -> Option<Arc<OtelTelemetry>> {
+    INSTALLED.load_full()
+}
+
+/// Exports what is queued, at exit.
+pub fn shutdown() {
+    if let Some(telemetry) = INSTALLED.load_full() {
+        telemetry.shutdown();
+    }
+}
+
+/// How spans are exported.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TelemetrySettings {
+    /// The OTLP endpoint; the standard variables' (or the exporter's default) when `None`.
+    pub endpoint: Option<String>,
+    /// `grpc` or `http/protobuf`; `OTEL_EXPORTER_OTLP_PROTOCOL`'s (or `grpc`) when `None`.
+    pub protocol: Option<String>,
+    /// Headers sent with each export.
+    pub headers: Vec<(String, String)>,
+    /// The service name; `OTEL_SERVICE_NAME`'s (or `a2a-bridge`) when `None`.
+    pub service_name: Option<String>,
+    /// The share of traces sampled (parent-based); `OTEL_TRACES_SAMPLER`'s when `None`.
+    pub sample_ratio: Option<f64>,
+    /// Finished spans waiting for export at most.
+    pub max_queue: usize,
+}
+
+/// The tracer the routes share.
+#[derive(Debug, Clone)]
+pub struct OtelTelemetry {
+    inner: Arc<Inner>,
+}
+
+/// What every span of a tracer needs.
+#[derive(Debug)]
+struct Inner {
+    sampler: Box<dyn ShouldSample>,
+    ids: RandomIdGenerator,
+    queue: export::Queue,
+}
+
+impl OtelTelemetry {
+    /// The tracer and its exporter, set up as `settings` say.
+    ///
+    /// # Errors
+    ///
+    /// When the exporter cannot be built (a malformed endpoint, an unknown protocol).
+    pub fn start(settings: &TelemetrySettings, dropped: Counter) -> Result<Self, String> {
+        let mut resource = opentelemetry_sdk::Resource::builder();
+        if let Some(name) = &settings.service_name {
+            resource = resource.with_service_name(name.clone());
+        } else if std::env::var_os("OTEL_SERVICE_NAME").is_none() {
+            resource = resource.with_service_name("a2a-bridge");
+        }
+        let resource = otlp::resource(&resource.build());
+        let queue = export::Queue::start(settings, resource, dropped)?;
+        let sampler: Box<dyn ShouldSample> = match settings.sample_ratio {
+            Some(ratio) => Box::new(Sampler::ParentBased(Box::new(Sampler::TraceIdRatioBased(
+                ratio,
+            )))),
+            // The SDK's default reads OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG.
+            None => opentelemetry_sdk::trace::Config::default().sampler,
+        };
+        Ok(Self {
+            inner: Arc::new(Inner {
+                sampler,
+                ids: RandomIdGenerator::default(),
+                queue,
+            }),
+        })
+    }
+
+    /// Exports what is queued and stops.
+    pub fn shutdown(&self) {
+        self.inner.queue.close();
+    }
+
+    /// A span starting now, sampled as the sampler says for `parent`.
+    fn begin(&self, name: &str, kind: Kind, parent: Option<&Context>, attributes: Attrs) -> Span {
+        let inner = &self.inner;
+        let remote = parent
+            .map(|cx| cx.span().span_context().clone())
+            .filter(opentelemetry::trace::SpanContext::is_valid);
+        let trace_id = remote.as_ref().map_or_else(
+            || inner.ids.new_trace_id(),
+            opentelemetry::trace::SpanContext::trace_id,
+        );
+        let span_kind = match kind {
+            Kind::Server => SpanKind::Server,
+            Kind::Client => SpanKind::Client,
+            Kind::Producer => SpanKind::Producer,
+        };
+        let decision = inner
+            .sampler
+            .should_sample(parent, trace_id, name, &span_kind, &[], &[]);
+        let sampled = decision.decision == SamplingDecision::RecordAndSample;
+        Span {
+            inner: Arc::clone(inner),
+            sampled,
+            ended: false,
+            record: Record {
+                identity: Identity {
+                    trace_id: trace_id.to_bytes(),
+                    span_id: inner.ids.new_span_id().to_bytes(),
+                    flags: u8::from(sampled),
+                    trace_state: decision.trace_state.header(),
+                },
+                parent: remote.as_ref().map(|sc| sc.span_id().to_bytes()),
+                parent_remote: remote.is_some(),
+                name: name.to_owned(),
+                kind,
+                start: now(),
+                attributes: if sampled { attributes } else { Vec::new() },
+                ..Record::default()
+            },
+        }
+    }
+}
+
+/// Whether traces are on without a `[telemetry]` table: the standard endpoint variables.
+#[must_use]
+pub fn configured_by_environment() -> bool {
+    [
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    ]
+    .iter()
+    .any(|name| std::env::var_os(name).is_some_and(|v| !v.is_empty()))
+}
+
+/// Nanoseconds since the Unix epoch.
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| {
+            u64::try_from(since.as_nanos()).unwrap_or(u64::MAX)
+        })
+}
+
+struct Headers<'a>(&'a HeaderMap);
+
+impl Extractor for Headers<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        self.0.get(key).and_then(|v| v.to_str().ok())
+    }
+
+    fn keys(&self) -> Vec<&str> {
+        self.0.keys().map(http::HeaderName::as_str).collect()
+    }
+}
+
+/// The identity a W3C `traceparent` names (version 00's layout; a later version's first four
+/// fields are read the same way, as the W3C recommendation says), or `None` when it is not one.
+fn parse_traceparent(value: &str) -> Option<Identity> {
+    let mut fields = value.trim().split('-');
+    let version = fields.next()?;
+    let (trace, span, flags) = (fields.next()?, fields.next()?, fields.next()?);
+    if version.len() != 2 || version == "ff" || (version == "00" && fields.next().is_some()) {
+        return None;
+    }
+    let hex = |text: &str, out: &mut [u8]| -> Option<()> {
+        if text.len() != out.len() * 2 || text.bytes().any(|b| b.is_ascii_uppercase()) {
+            return None;
+        }
+        for (i, byte) in out.iter_mut().enumerate() {
+            *byte = u8::from_str_radix(text.get(2 * i..2 * i + 2)?, 16).ok()?;
+        }
+        Some(())
+    };
+    let mut identity = Identity::default();
+    hex(trace, &mut identity.trace_id)?;
+    hex(span, &mut identity.span_id)?;
+    let mut flag = [0_u8];
+    hex(flags, &mut flag)?;
+    identity.flags = flag[0];
+    let valid = identity.trace_id != [0; 16] && identity.span_id != [0; 8];
+    valid.then_some(identity)
+}
+
+/// The `traceparent` of `identity`.
+fn traceparent(identity: &Identity) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(55);
+    out.push_str("00-");
+    for byte in identity.trace_id {
+        let _ = write!(out, "{byte:02x}");
+    }
+    out.push('-');
+    for byte in identity.span_id {
+        let _ = write!(out, "{byte:02x}");
+    }
+    let _ = write!(out, "-{:02x}", identity.flags);
+    out
+}
+
+impl Telemetry for OtelTelemetry {
+    fn delivery(&self, link: Option<&str>, attributes: Attrs) -> Box<dyn CallSpan> {
+        let mut span = self.begin("a2a_bridge.push", Kind::Producer, None, attributes);
+        if let Some(linked) = link.and_then(parse_traceparent) {
+            span.link(linked);
+        }
+        Box::new(span)
+    }
+
+    fn serve(&self, name: &str, headers: &HeaderMap, attributes: Attrs) -> Box<dyn CallSpan> {
+        let parent = TraceContextPropagator::new().extract(&Headers(headers));
+        Box::new(self.begin(name, Kind::Server, Some(&parent), attributes))
+    }
+}
+
+/// One span: its record, filled in while it is open and queued for export when it ends (a
+/// span dropped unended ends then, as the SDK's do).
+#[derive(Debug)]
+struct Span {
+    inner: Arc<Inner>,
+    sampled: bool,
+    ended: bool,
+    record: Record,
+}
+
+impl Span {
+    fn link(&mut self, linked: Identity) {
+        if self.sampled {
+            self.record.links.push(linked);
+        }
+    }
+}
+
+impl CallSpan for Span {
+    fn set(&mut self, key: &'static str, value: Attr) {
+        if !self.sampled {
+            return;
+        }
+        // A key set again replaces its value, as the SDK's attributes do.
+        match self.record.attributes.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, old)) => *old = value,
+            None => self.record.attributes.push((key, value)),
+        }
+    }
+
+    fn event(&mut self, name: &'static str, attributes: Attrs) {
+        if self.sampled {
+            self.record.events.push(Event {
+                time: now(),
+                name,
+                attributes,
+            });
+        }
+    }
+
+    fn client(&self, name: &str, attributes: Attrs) -> Box<dyn CallSpan> {
+        // A child shares its parent's trace, trace state and sampling: the parent-based
+        // decision, and the same one a ratio over the trace id makes.
+        let parent = &self.record.identity;
+        Box::new(Self {
+            inner: Arc::clone(&self.inner),
+            sampled: self.sampled,
+            ended: false,
+            record: Record {
+                identity: Identity {
+                    trace_id: parent.trace_id,
+                    span_id: self.inner.ids.new_span_id().to_bytes(),
+                    flags: parent.flags,
+                    trace_state: parent.trace_state.clone(),
+                },
+                parent: Some(parent.span_id),
+                name: name.to_owned(),
+                kind: Kind::Client,
+                start: now(),
+                attributes: if self.sampled { attributes } else { Vec::new() },
+                ..Record::default()
+            },
+        })
+    }
+
+    fn inject(&self, headers: &mut HeaderMap) {
+        headers.remove("traceparent");
+        headers.remove("tracestate");
+        let identity = &self.record.identity;
+        if let Ok(value) = http::HeaderValue::from_str(&traceparent(identity)) {
+            headers.insert("traceparent", value);
+        }
+        if !identity.trace_state.is_empty()
+            && let Ok(value) = http::HeaderValue::from_str(&identity.trace_state)
+        {
+            headers.insert("tracestate", value);
+        }
+    }
+
+    fn fail(&mut self, error_type: &str) {
+        self.set("error.type", error_type.into());
+        if self.sampled {
+            self.record.error = Some(error_type.to_owned());
+        }
+    }
+
+    fn end(self: Box<Self>) {}
+}
+
+impl Drop for Span {
+    fn drop(&mut self) {
+        if self.sampled && !self.ended {
+            self.ended = true;
+            let mut record = std::mem::take(&mut self.record);
+            record.end = now();
+            self.inner.queue.push(record);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![expect(clippy::unwrap_used, clippy::panic, reason = "tests fail by panicking")]
+
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn a_traceparent_reads_as_the_w3c_recommendation_says_and_writes_back_alike() {
+        let value = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        let identity = parse_traceparent(value).unwrap();
+        assert_eq!(
+            identity.span_id,
+            [0x00, 0xf0, 0x67, 0xaa, 0x0b, 0xa9, 0x02, 0xb7]
+        );
+        assert_eq!(identity.flags, 1);
+        assert_eq!(traceparent(&identity), value);
+        for bad in [
+            "",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7",
+            "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+            "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",
+            "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra",
+            "00-4bf92f3577b34da6a3ce929d0e0e47-00f067aa0ba902b7-01",
+        ] {
+            assert!(parse_traceparent(bad).is_none(), "{bad:?}");
+        }
+        // A later version's first fields read the same way; what follows is for that version.
+        assert!(parse_traceparent(&format!("01-{}-extra", &value[3..])).is_some());
+    }
+
+    /// A tracer whose exporter is the test's: each batch handed over as records.
+    fn tracer(ratio: f64) -> (OtelTelemetry, std::sync::mpsc::Receiver<Vec<Record>>) {
+        let (sent, batches) = std::sync::mpsc::channel();
+        let queue = export::Queue::with(
+            Box::new(move |batch| {
+                let _ = sent.send(batch);
+            }),
+            64,
+            Duration::from_millis(10),
+            Counter::default(),
+        );
+        let telemetry = OtelTelemetry {
+            inner: Arc::new(Inner {
+                sampler: Box::new(Sampler::ParentBased(Box::new(Sampler::TraceIdRatioBased(
+                    ratio,
+                )))),
+                ids: RandomIdGenerator::default(),
+                queue,
+            }),
+        };
+        (telemetry, batches)
+    }
+
+    #[test]
+    fn a_call_is_a_server_span_under_the_callers_trace_and_a_client_span_the_agent_sees() {
+        let (telemetry, batches) = tracer(1.0);
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            "traceparent",
+            http::HeaderValue::from_static(
+                "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+            ),
+        );
+        headers.insert("tracestate", http::HeaderValue::from_static("vendor=x"));
+        let mut server = telemetry.serve(
+            "SendMessage",
+            &headers,
+            vec![("a2a.method.name", "SendMessage".into())],
+        );
+        server.set("a2a.task.state", "TASK_STATE_WORKING".into());
+        server.set("a2a.task.state", "TASK_STATE_COMPLETED".into());
+        server.event("a2a.stream.event", vec![("a2a.event.kind", "task".into())]);
+        let client = server.client("SendMessage", vec![]);
+        let mut toward_agent = HeaderMap::new();
+        toward_agent.insert(
+            "traceparent",
+            http::HeaderValue::from_static(
+                "00-11111111111111111111111111111111-2222222222222222-01",
+            ),
+        );
+        client.inject(&mut toward_agent);
+        client.end();
+        server.fail("TaskNotFoundError");
+        server.end();
+        telemetry.shutdown();
+        let spans: Vec<Record> = batches.iter().flatten().collect();
+        let [client, server] = spans.as_slice() else {
+            panic!("two spans: {spans:?}")
+        };
+        let trace =
+            parse_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01").unwrap();
+        assert_eq!(server.identity.trace_id, trace.trace_id);
+        assert_eq!(server.parent, Some(trace.span_id));
+        assert!(server.parent_remote);
+        assert_eq!(server.identity.trace_state, "vendor=x");
+        assert_eq!(
+            server.attributes,
+            vec![
+                ("a2a.method.name", Attr::from("SendMessage")),
+                ("a2a.task.state", "TASK_STATE_COMPLETED".into()),
+                ("error.type", "TaskNotFoundError".into()),
+            ]
+        );
+        assert_eq!(server.events.len(), 1);
+        assert_eq!(server.error.as_deref(), Some("TaskNotFoundError"));
+        assert!(server.start <= server.end);
+        assert_eq!(client.kind, Kind::Client);
+        assert_eq!(client.parent, Some(server.identity.span_id));
+        assert!(!client.parent_remote);
+        assert_eq!(
+            toward_agent.get("traceparent").unwrap(),
+            traceparent(&client.identity).as_str()
+        );
+        assert_eq!(toward_agent.get("tracestate").unwrap(), "vendor=x");
+    }
+
+    #[test]
+    fn an_unsampled_call_still_passes_its_context_on_and_exports_nothing() {
+        let (telemetry, batches) = tracer(0.0);
+        let server = telemetry.serve("GetTask", &HeaderMap::new(), vec![]);
+        let client = server.client("GetTask", vec![]);
+        let mut headers = HeaderMap::new();
+        client.inject(&mut headers);
+        let sent =
+            parse_traceparent(headers.get("traceparent").unwrap().to_str().unwrap()).unwrap();
+        assert_eq!(sent.flags, 0);
+        drop(client);
+        drop(server);
+        telemetry.shutdown();
+        assert_eq!(batches.iter().flatten().count(), 0);
+    }
+
+    #[test]
+    fn a_delivery_is_a_trace_of_its_own_linked_to_the_call() {
+        let (telemetry, batches) = tracer(1.0);
+        let call = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        telemetry.delivery(Some(call), vec![]).end();
+        telemetry.shutdown();
+        let spans: Vec<Record> = batches.iter().flatten().collect();
+        let [push] = spans.as_slice() else {
+            panic!("{spans:?}")
+        };
+        assert_eq!(push.kind, Kind::Producer);
+        assert_eq!(push.parent, None);
+        assert_ne!(
+            push.identity.trace_id,
+            parse_traceparent(call).unwrap().trace_id
+        );
+        assert_eq!(push.links, vec![parse_traceparent(call).unwrap()]);
+    }
+}

@@ -1,0 +1,424 @@
+//! Finished spans as OTLP protobuf: an `ExportTraceServiceRequest`
+//! (`opentelemetry/proto/collector/trace/v1/trace_service.proto`), written straight from the
+//! bridge's span records.
+//!
+//! The SDK's path turns each span into its own `SpanData`, then into the generated protobuf
+//! structs (every attribute key and value allocated again), then encodes those. Here a span is
+//! recorded once, as the call's attributes already are, and written field by field with
+//! `prost`'s encoding primitives; each message's length is computed before it is written, so a
+//! batch is one buffer. The tests decode what is written with `opentelemetry-proto`'s generated
+//! types.
+
+use bridge_app::telemetry::{Attr, Attrs};
+use prost::encoding::{WireType, encode_key, encode_varint, encoded_len_varint, key_len};
+
+/// `SpanKind` in the OTLP enum's numbers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Kind {
+    #[default]
+    Server = 2,
+    Client = 3,
+    Producer = 4,
+}
+
+/// A span's W3C identity: what `traceparent` and `tracestate` carry.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Identity {
+    pub trace_id: [u8; 16],
+    pub span_id: [u8; 8],
+    /// The W3C trace flags (bit 0: sampled).
+    pub flags: u8,
+    /// The `tracestate` header's value, empty for none.
+    pub trace_state: String,
+}
+
+/// One event of a span.
+#[derive(Debug, Clone, Default)]
+pub struct Event {
+    pub time: u64,
+    pub name: &'static str,
+    pub attributes: Attrs,
+}
+
+/// One finished (or open) span, as the exporter writes it.
+#[derive(Debug, Clone, Default)]
+pub struct Record {
+    pub identity: Identity,
+    pub parent: Option<[u8; 8]>,
+    /// Whether the parent came from another process (the caller's `traceparent`).
+    pub parent_remote: bool,
+    pub name: String,
+    pub kind: Kind,
+    /// Nanoseconds since the Unix epoch.
+    pub start: u64,
+    pub end: u64,
+    pub attributes: Attrs,
+    pub events: Vec<Event>,
+    pub links: Vec<Identity>,
+    /// The error description of a failed span (status `STATUS_CODE_ERROR`).
+    pub error: Option<String>,
+}
+
+/// `Span.flags`: the trace flags, and that whether the parent is remote is known (bit 8) and
+/// what it is (bit 9).
+const FLAGS_HAS_IS_REMOTE: u32 = 0x100;
+const FLAGS_IS_REMOTE: u32 = 0x200;
+
+/// `Status.code` of a failed span.
+const STATUS_CODE_ERROR: u64 = 2;
+
+/// The instrumentation scope every span is recorded under.
+const SCOPE: &str = "a2a-bridge";
+
+/// The length of a length-delimited field `tag` whose content is `len` bytes.
+fn delimited_len(tag: u32, len: usize) -> usize {
+    key_len(tag) + encoded_len_varint(len as u64) + len
+}
+
+fn put_delimited(out: &mut Vec<u8>, tag: u32, len: usize) {
+    encode_key(tag, WireType::LengthDelimited, out);
+    encode_varint(len as u64, out);
+}
+
+fn put_bytes(out: &mut Vec<u8>, tag: u32, bytes: &[u8]) {
+    put_delimited(out, tag, bytes.len());
+    out.extend_from_slice(bytes);
+}
+
+/// A string field, left out when empty (proto3's default).
+fn string_len(tag: u32, text: &str) -> usize {
+    if text.is_empty() {
+        0
+    } else {
+        delimited_len(tag, text.len())
+    }
+}
+
+fn put_string(out: &mut Vec<u8>, tag: u32, text: &str) {
+    if !text.is_empty() {
+        put_bytes(out, tag, text.as_bytes());
+    }
+}
+
+fn put_fixed64(out: &mut Vec<u8>, tag: u32, value: u64) {
+    encode_key(tag, WireType::SixtyFourBit, out);
+    out.extend_from_slice(&value.to_le_bytes());
+}
+
+fn put_fixed32(out: &mut Vec<u8>, tag: u32, value: u32) {
+    encode_key(tag, WireType::ThirtyTwoBit, out);
+    out.extend_from_slice(&value.to_le_bytes());
+}
+
+fn put_varint(out: &mut Vec<u8>, tag: u32, value: u64) {
+    encode_key(tag, WireType::Varint, out);
+    encode_varint(value, out);
+}
+
+/// `AnyValue` of `value`: `string_value` (1) or `int_value` (3).
+fn any_len(value: &Attr) -> usize {
+    match value {
+        Attr::Str(text) => delimited_len(1, text.len()),
+        Attr::Int(number) => key_len(3) + encoded_len_varint(number.cast_unsigned()),
+    }
+}
+
+fn put_any(out: &mut Vec<u8>, value: &Attr) {
+    match value {
+        Attr::Str(text) => put_bytes(out, 1, text.as_bytes()),
+        Attr::Int(number) => put_varint(out, 3, number.cast_unsigned()),
+    }
+}
+
+/// `KeyValue { key = 1; value = 2 }`.
+fn key_value_len(key: &str, value: &Attr) -> usize {
+    string_len(1, key) + delimited_len(2, any_len(value))
+}
+
+fn put_key_value(out: &mut Vec<u8>, tag: u32, key: &str, value: &Attr) {
+    put_delimited(out, tag, key_value_len(key, value));
+    put_string(out, 1, key);
+    put_delimited(out, 2, any_len(value));
+    put_any(out, value);
+}
+
+fn attributes_len(tag: u32, attributes: &Attrs) -> usize {
+    attributes
+        .iter()
+        .map(|(key, value)| delimited_len(tag, key_value_len(key, value)))
+        .sum()
+}
+
+fn put_attributes(out: &mut Vec<u8>, tag: u32, attributes: &Attrs) {
+    for (key, value) in attributes {
+        put_key_value(out, tag, key, value);
+    }
+}
+
+/// `Span.Event { time_unix_nano = 1; name = 2; attributes = 3 }`.
+fn event_len(event: &Event) -> usize {
+    key_len(1) + 8 + string_len(2, event.name) + attributes_len(3, &event.attributes)
+}
+
+/// `Span.Link { trace_id = 1; span_id = 2; trace_state = 3; flags = 6 }`.
+fn link_len(link: &Identity) -> usize {
+    delimited_len(1, 16) + delimited_len(2, 8) + string_len(3, &link.trace_state) + key_len(6) + 4
+}
+
+/// `Status { message = 2; code = 3 }`.
+fn status_len(error: &str) -> usize {
+    string_len(2, error) + key_len(3) + encoded_len_varint(STATUS_CODE_ERROR)
+}
+
+fn span_flags(record: &Record) -> u32 {
+    let remote = if record.parent_remote {
+        FLAGS_IS_REMOTE
+    } else {
+        0
+    };
+    u32::from(record.identity.flags) | FLAGS_HAS_IS_REMOTE | remote
+}
+
+/// `Span`, its fields by their numbers in `trace.proto`.
+fn span_len(record: &Record) -> usize {
+    delimited_len(1, 16)
+        + delimited_len(2, 8)
+        + string_len(3, &record.identity.trace_state)
+        + record.parent.map_or(0, |_| delimited_len(4, 8))
+        + string_len(5, &record.name)
+        + key_len(6)
+        + encoded_len_varint(record.kind as u64)
+        + 2 * (key_len(7) + 8)
+        + attributes_len(9, &record.attributes)
+        + record
+            .events
+            .iter()
+            .map(|e| delimited_len(11, event_len(e)))
+            .sum::<usize>()
+        + record
+            .links
+            .iter()
+            .map(|l| delimited_len(13, link_len(l)))
+            .sum::<usize>()
+        + record
+            .error
+            .as_deref()
+            .map_or(0, |e| delimited_len(15, status_len(e)))
+        + key_len(16)
+        + 4
+}
+
+fn put_span(out: &mut Vec<u8>, record: &Record) {
+    put_delimited(out, 2, span_len(record));
+    put_bytes(out, 1, &record.identity.trace_id);
+    put_bytes(out, 2, &record.identity.span_id);
+    put_string(out, 3, &record.identity.trace_state);
+    if let Some(parent) = &record.parent {
+        put_bytes(out, 4, parent);
+    }
+    put_string(out, 5, &record.name);
+    put_varint(out, 6, record.kind as u64);
+    put_fixed64(out, 7, record.start);
+    put_fixed64(out, 8, record.end);
+    put_attributes(out, 9, &record.attributes);
+    for event in &record.events {
+        put_delimited(out, 11, event_len(event));
+        put_fixed64(out, 1, event.time);
+        put_string(out, 2, event.name);
+        put_attributes(out, 3, &event.attributes);
+    }
+    for link in &record.links {
+        put_delimited(out, 13, link_len(link));
+        put_bytes(out, 1, &link.trace_id);
+        put_bytes(out, 2, &link.span_id);
+        put_string(out, 3, &link.trace_state);
+        put_fixed32(out, 6, u32::from(link.flags));
+    }
+    if let Some(error) = record.error.as_deref() {
+        put_delimited(out, 15, status_len(error));
+        put_string(out, 2, error);
+        put_varint(out, 3, STATUS_CODE_ERROR);
+    }
+    put_fixed32(out, 16, span_flags(record));
+}
+
+/// The `Resource` message of `resource` (its attributes), written once per exporter.
+#[must_use]
+pub fn resource(resource: &opentelemetry_sdk::Resource) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (key, value) in resource {
+        let value = match value {
+            opentelemetry::Value::I64(number) => Attr::Int(*number),
+            other => Attr::Str(other.as_str().into_owned()),
+        };
+        put_key_value(&mut out, 1, key.as_str(), &value);
+    }
+    out
+}
+
+/// The `ExportTraceServiceRequest` of `spans`: one `ResourceSpans` of `resource` (an encoded
+/// `Resource`), one `ScopeSpans` of the bridge's scope.
+#[must_use]
+pub fn request(resource: &[u8], spans: &[Record]) -> Vec<u8> {
+    let scope_len = string_len(1, SCOPE) + string_len(2, env!("CARGO_PKG_VERSION"));
+    let scope_spans_len = delimited_len(1, scope_len)
+        + spans
+            .iter()
+            .map(|s| delimited_len(2, span_len(s)))
+            .sum::<usize>();
+    let resource_spans_len = delimited_len(1, resource.len()) + delimited_len(2, scope_spans_len);
+    let mut out = Vec::with_capacity(delimited_len(1, resource_spans_len));
+    put_delimited(&mut out, 1, resource_spans_len);
+    put_bytes(&mut out, 1, resource);
+    put_delimited(&mut out, 2, scope_spans_len);
+    put_delimited(&mut out, 1, scope_len);
+    put_string(&mut out, 1, SCOPE);
+    put_string(&mut out, 2, env!("CARGO_PKG_VERSION"));
+    for span in spans {
+        put_span(&mut out, span);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #![expect(clippy::unwrap_used, clippy::panic, reason = "tests fail by panicking")]
+
+    use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+    use opentelemetry_proto::tonic::common::v1::any_value::Value;
+    use prost::Message as _;
+
+    use super::*;
+
+    fn value_of(kv: &opentelemetry_proto::tonic::common::v1::KeyValue) -> Attr {
+        match kv.value.as_ref().and_then(|v| v.value.as_ref()) {
+            Some(Value::StringValue(text)) => Attr::Str(text.clone()),
+            Some(Value::IntValue(number)) => Attr::Int(*number),
+            other => panic!("unexpected value {other:?}"),
+        }
+    }
+
+    fn record() -> Record {
+        Record {
+            identity: Identity {
+                trace_id: [0x4b; 16],
+                span_id: [0x0a; 8],
+                flags: 1,
+                trace_state: "vendor=x".into(),
+            },
+            parent: Some([0x00, 0xf0, 0x67, 0xaa, 0x0b, 0xa9, 0x02, 0xb7]),
+            parent_remote: true,
+            name: "SendMessage".into(),
+            kind: Kind::Server,
+            start: 1_700_000_000_000_000_000,
+            end: 1_700_000_000_000_250_000,
+            attributes: vec![
+                ("a2a.method.name", "SendMessage".into()),
+                ("http.response.status_code", Attr::Int(200)),
+                ("a2a_bridge.negative", Attr::Int(-3)),
+                ("a2a.empty", "".into()),
+            ],
+            events: vec![Event {
+                time: 1_700_000_000_000_100_000,
+                name: "a2a.stream.event",
+                attributes: vec![("a2a.task.state", "TASK_STATE_WORKING".into())],
+            }],
+            links: vec![Identity {
+                trace_id: [0x11; 16],
+                span_id: [0x22; 8],
+                flags: 1,
+                trace_state: String::new(),
+            }],
+            error: Some("TaskNotFoundError".into()),
+        }
+    }
+
+    #[test]
+    fn what_is_written_reads_back_with_the_generated_otlp_types() {
+        let resource_attrs = opentelemetry_sdk::Resource::builder_empty()
+            .with_service_name("bridge-under-test")
+            .with_attribute(opentelemetry::KeyValue::new("deployment.count", 3_i64))
+            .build();
+        let mut unsampled_child = record();
+        unsampled_child.kind = Kind::Client;
+        unsampled_child.parent_remote = false;
+        unsampled_child.error = None;
+        unsampled_child.events.clear();
+        unsampled_child.links.clear();
+        let spans = [record(), unsampled_child];
+        let bytes = request(&resource(&resource_attrs), &spans);
+        let decoded = ExportTraceServiceRequest::decode(bytes.as_slice()).unwrap();
+        assert_eq!(decoded.encoded_len(), bytes.len());
+
+        let [resource_spans] = decoded.resource_spans.as_slice() else {
+            panic!("one ResourceSpans: {decoded:?}")
+        };
+        let resource = resource_spans.resource.as_ref().unwrap();
+        let attrs: Vec<(String, Attr)> = resource
+            .attributes
+            .iter()
+            .map(|kv| (kv.key.clone(), value_of(kv)))
+            .collect();
+        assert!(
+            attrs.contains(&("service.name".into(), "bridge-under-test".into())),
+            "{attrs:?}"
+        );
+        assert!(
+            attrs.contains(&("deployment.count".into(), Attr::Int(3))),
+            "{attrs:?}"
+        );
+        let [scope_spans] = resource_spans.scope_spans.as_slice() else {
+            panic!("one ScopeSpans")
+        };
+        assert_eq!(scope_spans.scope.as_ref().unwrap().name, SCOPE);
+        let [server, client] = scope_spans.spans.as_slice() else {
+            panic!("two spans")
+        };
+
+        let expected = record();
+        assert_eq!(server.trace_id, expected.identity.trace_id);
+        assert_eq!(server.span_id, expected.identity.span_id);
+        assert_eq!(server.trace_state, "vendor=x");
+        assert_eq!(server.parent_span_id, expected.parent.unwrap());
+        assert_eq!(server.name, "SendMessage");
+        assert_eq!(server.kind, 2);
+        assert_eq!(server.start_time_unix_nano, expected.start);
+        assert_eq!(server.end_time_unix_nano, expected.end);
+        assert_eq!(server.flags, 0x301);
+        let attrs: Vec<(&str, Attr)> = server
+            .attributes
+            .iter()
+            .map(|kv| (kv.key.as_str(), value_of(kv)))
+            .collect();
+        assert_eq!(attrs, expected.attributes);
+        let [event] = server.events.as_slice() else {
+            panic!("one event")
+        };
+        assert_eq!(event.name, "a2a.stream.event");
+        assert_eq!(event.time_unix_nano, 1_700_000_000_000_100_000);
+        assert_eq!(event.attributes[0].key, "a2a.task.state");
+        let [link] = server.links.as_slice() else {
+            panic!("one link")
+        };
+        assert_eq!(
+            (link.trace_id.as_slice(), link.span_id.as_slice()),
+            (&[0x11; 16][..], &[0x22; 8][..])
+        );
+        assert_eq!(link.flags, 1);
+        let status = server.status.as_ref().unwrap();
+        assert_eq!(
+            (status.code, status.message.as_str()),
+            (2, "TaskNotFoundError")
+        );
+
+        assert_eq!(client.kind, 3);
+        assert_eq!(client.flags, 0x101);
+        assert!(client.status.is_none() && client.events.is_empty() && client.links.is_empty());
+    }
+
+    #[test]
+    fn an_empty_batch_is_a_request_with_no_spans() {
+        let decoded = ExportTraceServiceRequest::decode(request(&[], &[]).as_slice()).unwrap();
+        assert!(decoded.resource_spans[0].scope_spans[0].spans.is_empty());
+    }
+}
