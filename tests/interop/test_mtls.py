@@ -192,3 +192,89 @@ def test_grpc_callers_present_their_certificate_too(mutual, certs):
                 await GrpcCaller('1.0', channel).send('ask nobody', timeout=5.0)
 
     asyncio.run(body())
+
+
+def test_a_reload_reads_the_certificate_and_the_client_authorities_again(agents, logs, certs, tmp_path):
+    """Rotation without a restart: a SIGHUP reads `[tls]`'s files again. Callers of the new
+    authority are served and those of the old one refused, on HTTP and gRPC alike, and the new
+    server certificate is the one presented; a file that no longer reads keeps what runs."""
+    import shutil
+    import signal
+    import socket
+    import time
+
+    from cryptography import x509
+
+    served_ca = tmp_path / 'clients-ca.pem'
+    shutil.copy(certs.ca_file, served_ca)
+    cert, key = tmp_path / 'server.pem', tmp_path / 'server.key'
+    first_cert, first_key = certs.server
+    shutil.copy(first_cert, cert)
+    shutil.copy(first_key, key)
+    bridge = Bridge('mtls-reload', agents['0.3'], logs,
+                    f'[tls]\ncert_chain = "{cert}"\nprivate_key = "{key}"\nclient_ca = "{served_ca}"\n')
+
+    def http_served(who: str) -> bool:
+        try:
+            with client(certs, who) as http:
+                return 'result' in send(http, bridge).json()
+        except httpx.HTTPError:
+            return False
+
+    def grpc_served(who: str) -> bool:
+        async def body() -> bool:
+            own_cert, own_key = certs.clients[who]
+            credentials = grpc.ssl_channel_credentials(
+                certs.ca_file.read_bytes(), own_key.read_bytes(), own_cert.read_bytes())
+            async with grpc.aio.secure_channel(bridge.target, credentials) as channel:
+                try:
+                    await GrpcCaller('1.0', channel).send(f'ask {uuid.uuid4().hex}', timeout=5.0)
+                    return True
+                except Exception:  # noqa: BLE001 - any failure: not served
+                    return False
+
+        return asyncio.run(body())
+
+    def presented() -> bytes:
+        context = ssl.create_default_context(cafile=str(certs.ca_file))
+        own_cert, own_key = certs.clients['alice'] if http_served('alice') else certs.clients['mallory']
+        context.load_cert_chain(str(own_cert), str(own_key))
+        with socket.create_connection(('127.0.0.1', bridge.listen), timeout=5) as raw, \
+                context.wrap_socket(raw, server_hostname='127.0.0.1') as tls:
+            return tls.getpeercert(binary_form=True)
+
+    def reload_until(check) -> None:
+        bridge.process.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + 15
+        while not check():
+            assert time.monotonic() < deadline, bridge.peer.log_tail()
+            time.sleep(0.2)
+
+    try:
+        assert http_served('alice') and grpc_served('alice')
+        assert not http_served('mallory') and not grpc_served('mallory')
+        before = presented()
+
+        # The other authority's certificate as the client CA; a new server certificate.
+        certs.other.write(served_ca)
+        rotated_cert, rotated_key = certs.ca.issue(tmp_path, 'bridge-rotated', server=True)
+        shutil.copy(rotated_cert, cert)
+        shutil.copy(rotated_key, key)
+        reload_until(lambda: http_served('mallory'))
+        assert grpc_served('mallory')
+        assert not http_served('alice') and not grpc_served('alice')
+        after = presented()
+        assert after != before
+        assert x509.load_der_x509_certificate(after).subject.rfc4514_string() == 'CN=bridge-rotated'
+
+        # A client CA that no longer reads: the reload fails and the running setup stays.
+        served_ca.write_text('not a certificate')
+        bridge.process.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + 15
+        while 'reload failed' not in bridge.peer.stderr.read_text(errors='replace'):
+            assert time.monotonic() < deadline, bridge.peer.log_tail()
+            time.sleep(0.2)
+        assert http_served('mallory') and grpc_served('mallory')
+        assert not http_served('alice')
+    finally:
+        bridge.close()

@@ -209,15 +209,12 @@ async fn serve(cli: Cli) -> Result<(), StartError> {
     refreshers.sync(&gateway, &built.fresh);
     let refreshers = Arc::new(tokio::sync::Mutex::new(refreshers));
 
-    let tls = resolved
-        .tls
-        .as_ref()
-        .map(bridge_server::tls_acceptor)
-        .transpose()
-        .map_err(|error| StartError::Io {
+    let listener_tls =
+        ListenerTls::start(resolved.tls.as_ref()).map_err(|error| StartError::Io {
             what: "cannot set up TLS".to_owned(),
             source: std::io::Error::other(error.to_string()),
         })?;
+    let tls = listener_tls.http.clone();
     let listeners =
         crate::workers::listeners(resolved.listen, resolved.workers).map_err(|source| {
             StartError::Io {
@@ -239,16 +236,17 @@ async fn serve(cli: Cli) -> Result<(), StartError> {
         "a2a-bridge listening"
     );
 
+    let mut grpc = Vec::with_capacity(resolved.grpc.len());
+    for listener in &resolved.grpc {
+        grpc.push(grpc_serve(listener, &gateway, &resolved, &listener_tls)?);
+    }
     let reloader = spawn_reloader(
         cli,
         Arc::clone(&gateway),
         built.wiring,
         Arc::clone(&refreshers),
+        listener_tls,
     )?;
-    let mut grpc = Vec::with_capacity(resolved.grpc.len());
-    for listener in &resolved.grpc {
-        grpc.push(grpc_serve(listener, &gateway, &resolved)?);
-    }
     // `/readyz` answers only once every listener is bound: a caller told "ready" is never refused.
     let admin = match resolved.admin {
         Some(addr) => Some(spawn_admin(addr, &gateway, &resolved, stopped(stop_rx.clone())).await?),
@@ -325,31 +323,12 @@ fn grpc_serve(
     grpc: &crate::config::GrpcListener,
     gateway: &Arc<Gateway>,
     resolved: &Resolved,
+    listener_tls: &ListenerTls,
 ) -> Result<crate::workers::GrpcServe, StartError> {
-    let tls = match &resolved.tls {
-        Some(files) => {
-            let read = |path: &std::path::Path| {
-                std::fs::read(path).map_err(|source| StartError::Io {
-                    what: format!("cannot read {} for the gRPC listener's TLS", path.display()),
-                    source,
-                })
-            };
-            let identity = tonic::transport::Identity::from_pem(
-                read(&files.cert_chain)?,
-                read(&files.private_key)?,
-            );
-            let config = tonic::transport::ServerTlsConfig::new()
-                .identity(identity)
-                .timeout(resolved.server.header_read_timeout);
-            Some(match &files.client_ca {
-                Some(ca) => {
-                    config.client_ca_root(tonic::transport::Certificate::from_pem(read(ca)?))
-                }
-                None => config,
-            })
-        }
-        None => None,
-    };
+    let tls = listener_tls.grpc.clone().map(|tls| bridge_grpc::ServerTls {
+        current: Arc::new(move || tls.current()),
+        handshake_timeout: resolved.server.header_read_timeout,
+    });
     let addr = grpc.listen;
     let sockets =
         crate::workers::listeners(addr, resolved.workers).map_err(|source| StartError::Io {
@@ -461,6 +440,7 @@ fn spawn_reloader(
     gateway: Arc<Gateway>,
     mut wiring: Wiring,
     refreshers: Arc<tokio::sync::Mutex<Refreshers>>,
+    tls: ListenerTls,
 ) -> Result<tokio::task::JoinHandle<()>, StartError> {
     use tokio::signal::unix::{SignalKind, signal};
     let mut hangup = signal(SignalKind::hangup()).map_err(|source| StartError::Io {
@@ -493,7 +473,7 @@ fn spawn_reloader(
                     tracing::info!(file = %path.display(), "the configuration file changed: reloading");
                 }
             }
-            match reload(&cli, &wiring, gateway.metrics()) {
+            match reload(&cli, &wiring, gateway.metrics(), &tls) {
                 Ok(built) => {
                     gateway.replace(built.table);
                     wiring = built.wiring;
@@ -519,6 +499,7 @@ pub fn reload(
     cli: &Cli,
     current: &Wiring,
     metrics: &Arc<Metrics>,
+    tls: &ListenerTls,
 ) -> Result<crate::runtime::Built, StartError> {
     if cli.source() == Source::CommandLine {
         tracing::info!("no configuration file to reload");
@@ -530,12 +511,23 @@ pub fn reload(
         || resolved.demo != before.demo
         || resolved.admin != before.admin
         || resolved.grpc != before.grpc
-        || resolved.tls != before.tls
+        || resolved.tls.is_some() != before.tls.is_some()
     {
         tracing::warn!(
-            "listen, admin, grpc_listen (top-level and per route), [tls], [server], [demo] and the inbound limits apply at start only; restart to change them"
+            "listen, admin, grpc_listen (top-level and per route), turning [tls] on or off, its client_identity, [server], [demo] and the inbound limits apply at start only; restart to change them"
         );
     }
+    // Read (and checked) before anything of the reload applies; put in place after the rest is
+    // built, so a reload that fails leaves the listeners as they were.
+    let next_tls = match &resolved.tls {
+        Some(files) if tls.http.is_some() || tls.grpc.is_some() => Some(
+            ListenerTls::start(Some(files)).map_err(|error| StartError::Io {
+                what: "cannot read the [tls] files again".to_owned(),
+                source: std::io::Error::other(error.to_string()),
+            })?,
+        ),
+        _ => None,
+    };
     if resolved.telemetry != before.telemetry {
         crate::telemetry::install(resolved.telemetry.as_ref(), metrics.spans_dropped()).map_err(
             |why| StartError::Io {
@@ -548,7 +540,53 @@ pub fn reload(
             "trace export reconfigured"
         );
     }
-    Ok(Wiring::build(resolved, Some(current), metrics)?)
+    let built = Wiring::build(resolved, Some(current), metrics)?;
+    if let Some(next) = next_tls {
+        tls.replace(&next);
+        tracing::info!("the [tls] certificate, key and client authorities re-read");
+    }
+    Ok(built)
+}
+
+/// The TLS setups the listeners accept connections with: HTTP/1.1 on the HTTP listener, `h2`
+/// on the gRPC ones. A reload reads `[tls]`'s files again and puts the new setups in place for
+/// every connection from then on (a rotated certificate, new client authorities).
+#[derive(Debug, Clone, Default)]
+pub struct ListenerTls {
+    http: Option<bridge_server::Tls>,
+    grpc: Option<bridge_server::Tls>,
+}
+
+impl ListenerTls {
+    /// The setups of `files` (none without TLS).
+    ///
+    /// # Errors
+    ///
+    /// A file that cannot be read or a certificate and key rustls refuses.
+    pub fn start(files: Option<&bridge_server::TlsFiles>) -> Result<Self, bridge_server::TlsError> {
+        let Some(files) = files else {
+            return Ok(Self::default());
+        };
+        Ok(Self {
+            http: Some(bridge_server::Tls::new(bridge_server::server_config(
+                files,
+                &[b"http/1.1"],
+            )?)),
+            grpc: Some(bridge_server::Tls::new(bridge_server::server_config(
+                files,
+                &[b"h2"],
+            )?)),
+        })
+    }
+
+    /// Accepts from now on as `next` does, where this listener speaks TLS.
+    fn replace(&self, next: &Self) {
+        for (running, next) in [(&self.http, &next.http), (&self.grpc, &next.grpc)] {
+            if let (Some(running), Some(next)) = (running, next) {
+                running.replace(next.current());
+            }
+        }
+    }
 }
 
 /// Reads the configuration named by `path` (for tests and tools).

@@ -66,8 +66,8 @@ pub struct Serve {
     pub handler: Arc<dyn Handler>,
     /// The server's limits and timers (its stats, and so its connection limit, are shared).
     pub config: ServerConfig,
-    /// TLS, when the listener has it.
-    pub tls: Option<bridge_server::TlsAcceptor>,
+    /// TLS, when the listener has it (replaced by a reload).
+    pub tls: Option<bridge_server::Tls>,
     /// Turns `true` when the bridge stops.
     pub stop: watch::Receiver<bool>,
 }
@@ -85,8 +85,8 @@ impl std::fmt::Debug for Serve {
 pub struct GrpcServe {
     /// The services and where their calls go.
     pub service: bridge_grpc::GrpcService,
-    /// TLS, when the listener has it.
-    pub tls: Option<tonic::transport::ServerTlsConfig>,
+    /// TLS, when the listener has it (replaced by a reload).
+    pub tls: Option<bridge_grpc::ServerTls>,
     /// One socket per worker ([`listeners`]).
     pub sockets: Vec<std::net::TcpListener>,
 }
@@ -176,9 +176,8 @@ pub fn spawn(
                         let _ = stop.wait_for(|stop| *stop).await;
                     };
                     match tls {
-                        Some(acceptor) => {
-                            bridge_server::run_tls(listener, acceptor, handler, config, stopped)
-                                .await;
+                        Some(tls) => {
+                            bridge_server::run_tls(listener, tls, handler, config, stopped).await;
                         }
                         None => bridge_server::run(listener, handler, config, stopped).await,
                     }

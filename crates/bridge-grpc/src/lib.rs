@@ -18,4 +18,4 @@ pub use agent::GrpcAgent;
 pub use caller::{GrpcCall, GrpcCaller, GrpcEntry, serve};
 
 pub use client::{Channels, GrpcClient};
-pub use server::{GrpcLimits, GrpcService, RawCodec};
+pub use server::{GrpcLimits, GrpcService, RawCodec, ServerTls};

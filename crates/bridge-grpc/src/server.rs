@@ -141,15 +141,12 @@ impl GrpcService {
     pub async fn serve(
         self,
         listener: tokio::net::TcpListener,
-        tls: Option<tonic::transport::ServerTlsConfig>,
+        tls: Option<ServerTls>,
         shutdown: impl std::future::Future<Output = ()> + Send,
     ) -> Result<(), String> {
-        let mut builder = tonic::transport::Server::builder()
+        let builder = tonic::transport::Server::builder()
             .max_concurrent_streams(self.limits.streams_per_connection.max(1))
             .http2_max_header_list_size(self.limits.header_list);
-        if let Some(tls) = tls {
-            builder = builder.tls_config(tls).map_err(|e| e.to_string())?;
-        }
         let permits = Arc::clone(&self.connections);
         let first_read = self.limits.first_read;
         let incoming = futures_util::stream::unfold(
@@ -171,10 +168,75 @@ impl GrpcService {
                 }
             },
         );
-        builder
-            .serve_with_incoming_shutdown(self, Box::pin(incoming), shutdown)
-            .await
-            .map_err(|e| e.to_string())
+        match tls {
+            None => builder
+                .serve_with_incoming_shutdown(self, Box::pin(incoming), shutdown)
+                .await
+                .map_err(|e| e.to_string()),
+            Some(tls) => builder
+                .serve_with_incoming_shutdown(self, Box::pin(tls.accept(incoming)), shutdown)
+                .await
+                .map_err(|e| e.to_string()),
+        }
+    }
+}
+
+/// How a gRPC listener speaks TLS: the setup current when a connection arrives (a reload may
+/// replace it; ALPN `h2`) and how long its handshake may take.
+#[derive(Clone)]
+pub struct ServerTls {
+    /// The setup to accept the next connection with.
+    pub current: Arc<dyn Fn() -> Arc<tokio_rustls::rustls::ServerConfig> + Send + Sync>,
+    /// A handshake not done by then closes its connection.
+    pub handshake_timeout: Duration,
+}
+
+impl std::fmt::Debug for ServerTls {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerTls")
+            .field("handshake_timeout", &self.handshake_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Handshakes under way on one listener at most; further connections wait in the backlog.
+const HANDSHAKES_AT_ONCE: usize = 64;
+
+impl ServerTls {
+    /// The connections of `incoming` once their TLS handshakes are done, several at a time; a
+    /// failed or slow handshake closes its connection only.
+    fn accept(
+        self,
+        incoming: impl futures_util::Stream<Item = Result<Held, std::io::Error>> + Send + 'static,
+    ) -> impl futures_util::Stream<
+        Item = Result<tokio_rustls::server::TlsStream<Held>, std::io::Error>,
+    > + Send
+    + 'static {
+        use futures_util::StreamExt as _;
+        incoming
+            .map(move |held| {
+                let acceptor = tokio_rustls::TlsAcceptor::from((self.current)());
+                let timeout = self.handshake_timeout;
+                async move {
+                    match tokio::time::timeout(timeout, acceptor.accept(held?)).await {
+                        Ok(done) => done,
+                        Err(_) => Err(std::io::Error::new(
+                            std::io::ErrorKind::TimedOut,
+                            "the TLS handshake took too long",
+                        )),
+                    }
+                }
+            })
+            .buffer_unordered(HANDSHAKES_AT_ONCE)
+            .filter_map(|accepted| async move {
+                match accepted {
+                    Ok(io) => Some(Ok(io)),
+                    Err(error) => {
+                        tracing::debug!(%error, "gRPC TLS handshake failed");
+                        None
+                    }
+                }
+            })
     }
 }
 

@@ -73,7 +73,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
 
-pub use tls::{ClientIdentity, TlsError, TlsFiles, tls_acceptor};
+pub use tls::{ClientIdentity, Tls, TlsError, TlsFiles, server_config, tls_acceptor};
 pub use tokio_rustls::TlsAcceptor;
 
 /// The SSE comment written to a stream that has been quiet for the keep-alive interval. A
@@ -268,14 +268,14 @@ impl Handshake for Plain {
     }
 }
 
-impl Handshake for TlsAcceptor {
+impl Handshake for Tls {
     type Io = tokio_rustls::server::TlsStream<TcpStream>;
 
     fn handshake(
         &self,
         stream: TcpStream,
     ) -> impl Future<Output = std::io::Result<Self::Io>> + Send {
-        self.accept(stream)
+        TlsAcceptor::from(self.current()).accept(stream)
     }
 
     fn peer_certificate(io: &Self::Io) -> Option<Vec<u8>> {
@@ -310,20 +310,20 @@ pub async fn run(
     serve_listener(listener, Plain, handler, config, shutdown).await;
 }
 
-/// [`run`] over TLS: each accepted connection first completes a TLS handshake with `acceptor`
-/// (see [`tls_acceptor`]), under [`ServerConfig::header_read_timeout`], then is served exactly as
-/// [`run`] serves it.
+/// [`run`] over TLS: each accepted connection first completes a TLS handshake with the setup
+/// `tls` holds when it arrives (see [`tls_acceptor`], [`Tls::replace`]), under
+/// [`ServerConfig::header_read_timeout`], then is served exactly as [`run`] serves it.
 ///
 /// A failed handshake (an untrusted certificate on the client's side, a plain-HTTP client, a
 /// port scanner) is logged at debug level and closes that connection only.
 pub async fn run_tls(
     listener: TcpListener,
-    acceptor: TlsAcceptor,
+    tls: impl Into<Tls>,
     handler: Arc<dyn Handler>,
     config: ServerConfig,
     shutdown: impl Future<Output = ()>,
 ) {
-    serve_listener(listener, acceptor, handler, config, shutdown).await;
+    serve_listener(listener, tls.into(), handler, config, shutdown).await;
 }
 
 /// The accept loop and shutdown sequence [`run`] and [`run_tls`] share.

@@ -105,6 +105,43 @@ impl ClientIdentity {
     }
 }
 
+/// A listener's TLS setup, replaceable while it serves: each connection is accepted with the
+/// setup current when it arrived, so a reload that re-reads the certificate, its key or the
+/// client authorities applies to every connection from then on (and to none already open).
+#[derive(Clone)]
+pub struct Tls(Arc<arc_swap::ArcSwap<rustls::ServerConfig>>);
+
+impl std::fmt::Debug for Tls {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Tls").finish_non_exhaustive()
+    }
+}
+
+impl Tls {
+    /// Starts with `config`.
+    #[must_use]
+    pub fn new(config: Arc<rustls::ServerConfig>) -> Self {
+        Self(Arc::new(arc_swap::ArcSwap::new(config)))
+    }
+
+    /// The setup the next connection is accepted with.
+    #[must_use]
+    pub fn current(&self) -> Arc<rustls::ServerConfig> {
+        self.0.load_full()
+    }
+
+    /// Accepts the connections from now on with `config`.
+    pub fn replace(&self, config: Arc<rustls::ServerConfig>) {
+        self.0.store(config);
+    }
+}
+
+impl From<TlsAcceptor> for Tls {
+    fn from(acceptor: TlsAcceptor) -> Self {
+        Self::new(Arc::clone(acceptor.config()))
+    }
+}
+
 /// Why a TLS acceptor could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum TlsError {
@@ -144,13 +181,28 @@ pub enum TlsError {
     Rejected(#[from] rustls::Error),
 }
 
-/// Builds the acceptor [`crate::run_tls`] takes, from a PEM certificate chain and key.
+/// Builds the acceptor [`crate::run_tls`] takes, from a PEM certificate chain and key: the
+/// [`server_config`] of `files` for HTTP/1.1.
 ///
 /// # Errors
 ///
 /// [`TlsError`] when a file cannot be read, holds no certificate or key, or rustls refuses the
 /// pair.
 pub fn tls_acceptor(files: &TlsFiles) -> Result<TlsAcceptor, TlsError> {
+    server_config(files, &[b"http/1.1"]).map(TlsAcceptor::from)
+}
+
+/// The rustls setup of `files` (the certificate chain, its key, the client authorities when
+/// `client_ca` names them), offering the ALPN protocols `alpn`.
+///
+/// # Errors
+///
+/// [`TlsError`] when a file cannot be read, holds no certificate or key, or rustls refuses the
+/// pair.
+pub fn server_config(
+    files: &TlsFiles,
+    alpn: &[&[u8]],
+) -> Result<Arc<rustls::ServerConfig>, TlsError> {
     let chain = read_chain(&files.cert_chain)?;
     let key =
         PrivateKeyDer::from_pem_file(&files.private_key).map_err(|error| TlsError::PrivateKey {
@@ -180,8 +232,8 @@ pub fn tls_acceptor(files: &TlsFiles) -> Result<TlsAcceptor, TlsError> {
         None => builder.with_no_client_auth(),
     };
     let mut config = builder.with_single_cert(chain, key)?;
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
-    Ok(TlsAcceptor::from(Arc::new(config)))
+    config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
+    Ok(Arc::new(config))
 }
 
 fn read_chain(path: &Path) -> Result<Vec<CertificateDer<'static>>, TlsError> {
