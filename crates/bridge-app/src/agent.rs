@@ -112,7 +112,10 @@ pub(crate) fn client_attributes(context: &Context) -> crate::telemetry::Attrs {
             "a2a_bridge.agent.binding",
             context.upstream_binding().label().into(),
         ),
-        ("a2a_bridge.agent.url", context.call_url.as_str().into()),
+        (
+            "a2a_bridge.agent.url",
+            context.call_url.as_str().to_owned().into(),
+        ),
     ]
 }
 

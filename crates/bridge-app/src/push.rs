@@ -346,7 +346,7 @@ pub(crate) async fn queue(
         let mut span = telemetry.delivery(
             registration.trace.as_deref(),
             vec![
-                ("a2a.task.id", task_id.as_str().into()),
+                ("a2a.task.id", task_id.clone().into()),
                 (
                     "a2a.protocol.version",
                     registration.subscriber.as_str().into(),

@@ -74,10 +74,10 @@ fn server_attributes(bridge: &Bridge, caller: &Caller, call: &Call) -> crate::te
         ),
     ];
     if let Some(tenant) = call.tenant().filter(|t| !t.is_empty()) {
-        attributes.push(("a2a.tenant", tenant.into()));
+        attributes.push(("a2a.tenant", tenant.to_owned().into()));
     }
     if let Call::SendMessage(params) | Call::SendStreamingMessage(params) = call {
-        attributes.push(("a2a.message.id", params.message.message_id.as_str().into()));
+        attributes.push(("a2a.message.id", params.message.message_id.clone().into()));
     }
     attributes
 }

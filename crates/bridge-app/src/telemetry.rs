@@ -16,17 +16,40 @@ use bridge_ir::{Method, Reply, SendResult, StreamEvent, TaskState};
 use http::HeaderMap;
 
 /// An attribute value.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum Attr {
     /// Text.
     Str(String),
+    /// Text fixed in the program (a method's name, a revision, a binding): not copied per call.
+    Static(&'static str),
     /// A whole number.
     Int(i64),
 }
 
-impl From<&str> for Attr {
-    fn from(text: &str) -> Self {
-        Self::Str(text.to_owned())
+impl Attr {
+    /// The text, for either kind of text.
+    #[must_use]
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            Self::Str(text) => Some(text),
+            Self::Static(text) => Some(text),
+            Self::Int(_) => None,
+        }
+    }
+}
+
+impl PartialEq for Attr {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Self::Int(a), Self::Int(b)) => a == b,
+            _ => self.text().is_some() && self.text() == other.text(),
+        }
+    }
+}
+
+impl From<&'static str> for Attr {
+    fn from(text: &'static str) -> Self {
+        Self::Static(text)
     }
 }
 
@@ -164,17 +187,17 @@ pub fn record_reply(span: &mut dyn CallSpan, reply: &Reply) {
     let task = match reply {
         Reply::Task(task) | Reply::Send(SendResult::Task(task)) => task,
         Reply::Send(SendResult::Message(message)) => {
-            span.set("a2a.message.id", message.message_id.as_str().into());
+            span.set("a2a.message.id", message.message_id.clone().into());
             if let Some(context) = &message.context_id {
-                span.set("gen_ai.conversation.id", context.as_str().into());
+                span.set("gen_ai.conversation.id", context.clone().into());
             }
             return;
         }
         _ => return,
     };
-    span.set("a2a.task.id", task.id.as_str().into());
+    span.set("a2a.task.id", task.id.clone().into());
     if let Some(context) = &task.context_id {
-        span.set("gen_ai.conversation.id", context.as_str().into());
+        span.set("gen_ai.conversation.id", context.clone().into());
     }
     span.set("a2a.task.state", state_name(task.status.state).into());
 }
@@ -193,7 +216,7 @@ pub fn record_event(span: &mut dyn CallSpan, event: &StreamEvent) {
     };
     let mut attributes: Attrs = vec![("a2a.event.kind", kind.into())];
     if let Some(task) = task {
-        attributes.push(("a2a.task.id", task.as_str().into()));
+        attributes.push(("a2a.task.id", task.clone().into()));
     }
     if let Some(state) = state {
         attributes.push(("a2a.task.state", state_name(state).into()));

@@ -353,7 +353,7 @@ impl CallSpan for Span {
     }
 
     fn fail(&mut self, error_type: &str) {
-        self.set("error.type", error_type.into());
+        self.set("error.type", error_type.to_owned().into());
         if self.sampled {
             self.record.error = Some(error_type.to_owned());
         }

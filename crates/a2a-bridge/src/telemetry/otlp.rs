@@ -119,6 +119,7 @@ fn put_varint(out: &mut Vec<u8>, tag: u32, value: u64) {
 fn any_len(value: &Attr) -> usize {
     match value {
         Attr::Str(text) => delimited_len(1, text.len()),
+        Attr::Static(text) => delimited_len(1, text.len()),
         Attr::Int(number) => key_len(3) + encoded_len_varint(number.cast_unsigned()),
     }
 }
@@ -126,6 +127,7 @@ fn any_len(value: &Attr) -> usize {
 fn put_any(out: &mut Vec<u8>, value: &Attr) {
     match value {
         Attr::Str(text) => put_bytes(out, 1, text.as_bytes()),
+        Attr::Static(text) => put_bytes(out, 1, text.as_bytes()),
         Attr::Int(number) => put_varint(out, 3, number.cast_unsigned()),
     }
 }
