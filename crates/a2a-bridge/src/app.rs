@@ -345,8 +345,11 @@ fn grpc_serve(
         resolved.server.max_body,
     )
     .with_limits(resolved.grpc_limits);
-    let service = match resolved.server.client_identity {
-        Some(kind) => service.with_client_identity(Arc::new(move |der: &[u8]| kind.of(der))),
+    // The certificate names the caller as the setup current now says (a reload may change it).
+    let service = match listener_tls.grpc.clone() {
+        Some(tls) => service.with_client_identity(Arc::new(move |der: &[u8]| {
+            tls.identity().and_then(|kind| kind.of(der))
+        })),
         None => service,
     };
     Ok(crate::workers::GrpcServe {
@@ -514,7 +517,7 @@ pub fn reload(
         || resolved.tls.is_some() != before.tls.is_some()
     {
         tracing::warn!(
-            "listen, admin, grpc_listen (top-level and per route), turning [tls] on or off, its client_identity, [server], [demo] and the inbound limits apply at start only; restart to change them"
+            "listen, admin, grpc_listen (top-level and per route), turning [tls] on or off, [server], [demo] and the inbound limits apply at start only; restart to change them"
         );
     }
     // Read (and checked) before anything of the reload applies; put in place after the rest is
@@ -568,14 +571,8 @@ impl ListenerTls {
             return Ok(Self::default());
         };
         Ok(Self {
-            http: Some(bridge_server::Tls::new(bridge_server::server_config(
-                files,
-                &[b"http/1.1"],
-            )?)),
-            grpc: Some(bridge_server::Tls::new(bridge_server::server_config(
-                files,
-                &[b"h2"],
-            )?)),
+            http: Some(bridge_server::Tls::of(files, &[b"http/1.1"])?),
+            grpc: Some(bridge_server::Tls::of(files, &[b"h2"])?),
         })
     }
 
@@ -583,7 +580,7 @@ impl ListenerTls {
     fn replace(&self, next: &Self) {
         for (running, next) in [(&self.http, &next.http), (&self.grpc, &next.grpc)] {
             if let (Some(running), Some(next)) = (running, next) {
-                running.replace(next.current());
+                running.replace(next);
             }
         }
     }

@@ -1137,14 +1137,9 @@ impl Config {
             shutdown_grace: self.server.shutdown_grace,
             ..ServerConfig::default()
         };
+        // What names a caller's certificate travels with the listeners' TLS setup, which a
+        // reload replaces (`app::ListenerTls`), not with the server's fixed settings.
         let tls_files = self.tls_files().map_err(invalid)?;
-        let server = ServerConfig {
-            client_identity: tls_files
-                .as_ref()
-                .filter(|tls| tls.client_ca.is_some())
-                .map(|tls| tls.client_identity),
-            ..server
-        };
         let grpc_limits = bridge_grpc::GrpcLimits {
             streams_per_connection: self.limits.grpc_streams_per_connection,
             calls: self.limits.streams,

@@ -252,6 +252,11 @@ trait Handshake: Send + Sync + 'static {
         let _ = io;
         None
     }
+
+    /// What of a verified certificate names the caller, as the handshake's setup says.
+    fn client_identity(&self) -> Option<ClientIdentity> {
+        None
+    }
 }
 
 /// Plain HTTP: the TCP stream as it is.
@@ -276,6 +281,10 @@ impl Handshake for Tls {
         stream: TcpStream,
     ) -> impl Future<Output = std::io::Result<Self::Io>> + Send {
         TlsAcceptor::from(self.current()).accept(stream)
+    }
+
+    fn client_identity(&self) -> Option<ClientIdentity> {
+        self.identity()
     }
 
     fn peer_certificate(io: &Self::Io) -> Option<Vec<u8>> {
@@ -398,7 +407,10 @@ async fn serve_listener<H: Handshake>(
                 },
                 () = raised(&mut stop) => return,
             };
-            let client = shared.config.client_identity.and_then(|kind| {
+            let named_by = handshake
+                .client_identity()
+                .or(shared.config.client_identity);
+            let client = named_by.and_then(|kind| {
                 H::peer_certificate(&io)
                     .and_then(|der| kind.of(&der))
                     .and_then(|name| HeaderValue::from_str(&name).ok())

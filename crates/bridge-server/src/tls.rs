@@ -107,9 +107,18 @@ impl ClientIdentity {
 
 /// A listener's TLS setup, replaceable while it serves: each connection is accepted with the
 /// setup current when it arrived, so a reload that re-reads the certificate, its key or the
-/// client authorities applies to every connection from then on (and to none already open).
+/// client authorities, or names callers by another part of their certificate, applies to every
+/// connection from then on (and to none already open).
 #[derive(Clone)]
-pub struct Tls(Arc<arc_swap::ArcSwap<rustls::ServerConfig>>);
+pub struct Tls(Arc<arc_swap::ArcSwap<Setup>>);
+
+/// What a connection is accepted with.
+#[derive(Debug)]
+struct Setup {
+    config: Arc<rustls::ServerConfig>,
+    /// What of a verified client certificate names the caller; `None` without client CAs.
+    identity: Option<ClientIdentity>,
+}
 
 impl std::fmt::Debug for Tls {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -118,27 +127,48 @@ impl std::fmt::Debug for Tls {
 }
 
 impl Tls {
-    /// Starts with `config`.
+    /// Starts with `config`, callers named by `identity` of their certificate (when the config
+    /// verifies client certificates).
     #[must_use]
-    pub fn new(config: Arc<rustls::ServerConfig>) -> Self {
-        Self(Arc::new(arc_swap::ArcSwap::new(config)))
+    pub fn new(config: Arc<rustls::ServerConfig>, identity: Option<ClientIdentity>) -> Self {
+        Self(Arc::new(arc_swap::ArcSwap::from_pointee(Setup {
+            config,
+            identity,
+        })))
     }
 
-    /// The setup the next connection is accepted with.
+    /// The setup of `files` for a listener speaking `alpn`: [`server_config`], and callers
+    /// named as `files` say when it has client authorities.
+    ///
+    /// # Errors
+    ///
+    /// As [`server_config`].
+    pub fn of(files: &TlsFiles, alpn: &[&[u8]]) -> Result<Self, TlsError> {
+        let identity = files.client_ca.is_some().then_some(files.client_identity);
+        Ok(Self::new(server_config(files, alpn)?, identity))
+    }
+
+    /// The rustls setup the next connection is accepted with.
     #[must_use]
     pub fn current(&self) -> Arc<rustls::ServerConfig> {
-        self.0.load_full()
+        Arc::clone(&self.0.load().config)
     }
 
-    /// Accepts the connections from now on with `config`.
-    pub fn replace(&self, config: Arc<rustls::ServerConfig>) {
-        self.0.store(config);
+    /// What names the callers of the next connection, when their certificates are verified.
+    #[must_use]
+    pub fn identity(&self) -> Option<ClientIdentity> {
+        self.0.load().identity
+    }
+
+    /// Accepts the connections from now on as `next` does.
+    pub fn replace(&self, next: &Self) {
+        self.0.store(next.0.load_full());
     }
 }
 
 impl From<TlsAcceptor> for Tls {
     fn from(acceptor: TlsAcceptor) -> Self {
-        Self::new(Arc::clone(acceptor.config()))
+        Self::new(Arc::clone(acceptor.config()), None)
     }
 }
 
