@@ -170,16 +170,18 @@ pub const fn method_name(method: Method) -> &'static str {
 
 /// A task state's name in the 1.0 proto (`TASK_STATE_WORKING`), as `a2a.task.state` carries it.
 #[must_use]
-pub fn state_name(state: TaskState) -> String {
-    let debug = format!("{state:?}");
-    let mut out = String::from("TASK_STATE");
-    for c in debug.chars() {
-        if c.is_ascii_uppercase() {
-            out.push('_');
-        }
-        out.push(c.to_ascii_uppercase());
+pub const fn state_name(state: TaskState) -> &'static str {
+    match state {
+        TaskState::Unspecified => "TASK_STATE_UNSPECIFIED",
+        TaskState::Submitted => "TASK_STATE_SUBMITTED",
+        TaskState::Working => "TASK_STATE_WORKING",
+        TaskState::Completed => "TASK_STATE_COMPLETED",
+        TaskState::Failed => "TASK_STATE_FAILED",
+        TaskState::Canceled => "TASK_STATE_CANCELED",
+        TaskState::InputRequired => "TASK_STATE_INPUT_REQUIRED",
+        TaskState::Rejected => "TASK_STATE_REJECTED",
+        TaskState::AuthRequired => "TASK_STATE_AUTH_REQUIRED",
     }
-    out
 }
 
 /// What an answer tells the span about the task: its id, its conversation and its state.

@@ -11,8 +11,7 @@
 //! The OTLP clients need a Tokio reactor, which the draining thread lacks: the exports run on
 //! a one-worker runtime of their own.
 
-use std::sync::Mutex;
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
+use std::sync::{Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -28,13 +27,31 @@ const BATCH: usize = 512;
 const EXPORT_PATH: &str = "/opentelemetry.proto.collector.trace.v1.TraceService/Export";
 
 /// Sends a batch of spans on their way.
-pub type Export = Box<dyn FnMut(Vec<Record>) + Send>;
+pub type Export = Box<dyn FnMut(&[Record]) + Send>;
 
 /// Finished spans waiting for export, and the thread that exports them.
+///
+/// A span is pushed onto a buffer under a lock and nobody is woken: the exporting thread wakes
+/// when a batch is full ([`BATCH`] spans) or when the schedule delay has passed. Waking it for
+/// every span (a channel send) cost a futex wake and a context switch per span, more than the
+/// span itself.
 pub struct Queue {
-    spans: Mutex<Option<SyncSender<Record>>>,
+    shared: std::sync::Arc<Shared>,
     worker: Mutex<Option<JoinHandle<()>>>,
     dropped: Counter,
+}
+
+/// What the pushing threads and the exporting thread share.
+struct Shared {
+    spans: Mutex<Buffer>,
+    ready: Condvar,
+    capacity: usize,
+}
+
+#[derive(Default)]
+struct Buffer {
+    spans: Vec<Record>,
+    closed: bool,
 }
 
 impl std::fmt::Debug for Queue {
@@ -79,7 +96,7 @@ impl Queue {
             .map_or(Duration::from_secs(5), Duration::from_millis);
         Ok(Self::with(
             Box::new(move |batch| {
-                let body = otlp::request(&resource, &batch);
+                let body = otlp::request(&resource, batch);
                 if let Err(error) = runtime.block_on(transport.send(body)) {
                     tracing::debug!(%error, spans = batch.len(), "a batch of spans was not exported");
                 }
@@ -93,59 +110,75 @@ impl Queue {
     /// The queue, holding at most `capacity` spans, drained by a thread that hands `export` a
     /// batch when it has [`BATCH`] spans or `delay` has passed.
     pub fn with(export: Export, capacity: usize, delay: Duration, dropped: Counter) -> Self {
-        let (spans, queued) = std::sync::mpsc::sync_channel::<Record>(capacity);
+        let shared = std::sync::Arc::new(Shared {
+            spans: Mutex::new(Buffer::default()),
+            ready: Condvar::new(),
+            capacity: capacity.max(1),
+        });
+        let draining = std::sync::Arc::clone(&shared);
         let worker = std::thread::Builder::new()
             .name("a2a-bridge-spans".to_owned())
-            .spawn(move || drain(&queued, export, delay))
+            .spawn(move || drain(&draining, export, delay))
             .ok();
         Self {
-            spans: Mutex::new(Some(spans)),
+            shared,
             worker: Mutex::new(worker),
             dropped,
         }
     }
 
-    /// Queues a finished span, or drops and counts it when the queue is full.
+    /// Queues a finished span, or drops and counts it when the queue is full or closed.
     pub fn push(&self, span: Record) {
-        let queued = self
-            .spans
-            .lock()
-            .ok()
-            .and_then(|spans| spans.as_ref().map(|spans| spans.try_send(span).is_ok()));
-        if queued != Some(true) {
+        let Ok(mut buffer) = self.shared.spans.lock() else {
             self.dropped.inc();
+            return;
+        };
+        if buffer.closed || buffer.spans.len() >= self.shared.capacity {
+            drop(buffer);
+            self.dropped.inc();
+            return;
+        }
+        buffer.spans.push(span);
+        let full = buffer.spans.len() == BATCH.min(self.shared.capacity);
+        drop(buffer);
+        if full {
+            self.shared.ready.notify_one();
         }
     }
 
     /// Closes the queue: the thread exports what is left, then ends.
     pub fn close(&self) {
-        if let Ok(mut spans) = self.spans.lock() {
-            spans.take();
+        if let Ok(mut buffer) = self.shared.spans.lock() {
+            buffer.closed = true;
         }
+        self.shared.ready.notify_one();
         if let Some(worker) = self.worker.lock().ok().and_then(|mut w| w.take()) {
             let _ = worker.join();
         }
     }
 }
 
-fn drain(queued: &Receiver<Record>, mut export: Export, delay: Duration) {
-    let mut batch = Vec::with_capacity(BATCH);
+/// Exports a batch whenever one is full, the delay has passed, or the queue closes.
+fn drain(shared: &Shared, mut export: Export, delay: Duration) {
+    let batch = BATCH.min(shared.capacity);
     loop {
-        let ended = match queued.recv_timeout(delay) {
-            Ok(span) => {
-                batch.push(span);
-                if batch.len() < BATCH {
-                    continue;
-                }
-                false
-            }
-            Err(RecvTimeoutError::Timeout) => false,
-            Err(RecvTimeoutError::Disconnected) => true,
+        let Ok(buffer) = shared.spans.lock() else {
+            return;
         };
-        if !batch.is_empty() {
-            export(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)));
+        let Ok((mut buffer, _)) = shared
+            .ready
+            .wait_timeout_while(buffer, delay, |b| !b.closed && b.spans.len() < batch)
+        else {
+            return;
+        };
+        let closed = buffer.closed;
+        // The next batch's room made now, so pushing never grows (and copies) the buffer.
+        let taken = std::mem::replace(&mut buffer.spans, Vec::with_capacity(batch));
+        drop(buffer);
+        for chunk in taken.chunks(BATCH) {
+            export(chunk);
         }
-        if ended {
+        if closed {
             return;
         }
     }

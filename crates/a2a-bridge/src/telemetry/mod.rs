@@ -242,19 +242,22 @@ fn parse_traceparent(value: &str) -> Option<Identity> {
     valid.then_some(identity)
 }
 
-/// The `traceparent` of `identity`.
+/// The `traceparent` of `identity` (written with a table: it goes out on every traced call).
 fn traceparent(identity: &Identity) -> String {
-    use std::fmt::Write as _;
+    fn hex(out: &mut String, bytes: &[u8]) {
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        for byte in bytes {
+            out.push(char::from(DIGITS[usize::from(byte >> 4)]));
+            out.push(char::from(DIGITS[usize::from(byte & 0x0f)]));
+        }
+    }
     let mut out = String::with_capacity(55);
     out.push_str("00-");
-    for byte in identity.trace_id {
-        let _ = write!(out, "{byte:02x}");
-    }
+    hex(&mut out, &identity.trace_id);
     out.push('-');
-    for byte in identity.span_id {
-        let _ = write!(out, "{byte:02x}");
-    }
-    let _ = write!(out, "-{:02x}", identity.flags);
+    hex(&mut out, &identity.span_id);
+    out.push('-');
+    hex(&mut out, &[identity.flags]);
     out
 }
 
@@ -342,7 +345,7 @@ impl CallSpan for Span {
         headers.remove("traceparent");
         headers.remove("tracestate");
         let identity = &self.record.identity;
-        if let Ok(value) = http::HeaderValue::from_str(&traceparent(identity)) {
+        if let Ok(value) = http::HeaderValue::try_from(traceparent(identity)) {
             headers.insert("traceparent", value);
         }
         if !identity.trace_state.is_empty()
@@ -412,7 +415,7 @@ mod tests {
         let (sent, batches) = std::sync::mpsc::channel();
         let queue = export::Queue::with(
             Box::new(move |batch| {
-                let _ = sent.send(batch);
+                let _ = sent.send(batch.to_vec());
             }),
             64,
             Duration::from_millis(10),
