@@ -210,8 +210,10 @@ fn span_len(record: &Record) -> usize {
         + 4
 }
 
-fn put_span(out: &mut Vec<u8>, record: &Record) {
-    put_delimited(out, 2, span_len(record));
+/// `record` as the `Span` field of a `ScopeSpans`, whose content is `len` bytes
+/// ([`span_len`], computed once per span).
+fn put_span(out: &mut Vec<u8>, record: &Record, len: usize) {
+    put_delimited(out, 2, len);
     put_bytes(out, 1, &record.identity.trace_id);
     put_bytes(out, 2, &record.identity.span_id);
     put_string(out, 3, &record.identity.trace_state);
@@ -263,11 +265,9 @@ pub fn resource(resource: &opentelemetry_sdk::Resource) -> Vec<u8> {
 #[must_use]
 pub fn request(resource: &[u8], spans: &[Record]) -> Vec<u8> {
     let scope_len = string_len(1, SCOPE) + string_len(2, env!("CARGO_PKG_VERSION"));
-    let scope_spans_len = delimited_len(1, scope_len)
-        + spans
-            .iter()
-            .map(|s| delimited_len(2, span_len(s)))
-            .sum::<usize>();
+    let lens: Vec<usize> = spans.iter().map(span_len).collect();
+    let scope_spans_len =
+        delimited_len(1, scope_len) + lens.iter().map(|len| delimited_len(2, *len)).sum::<usize>();
     let resource_spans_len = delimited_len(1, resource.len()) + delimited_len(2, scope_spans_len);
     let mut out = Vec::with_capacity(delimited_len(1, resource_spans_len));
     put_delimited(&mut out, 1, resource_spans_len);
@@ -276,8 +276,8 @@ pub fn request(resource: &[u8], spans: &[Record]) -> Vec<u8> {
     put_delimited(&mut out, 1, scope_len);
     put_string(&mut out, 1, SCOPE);
     put_string(&mut out, 2, env!("CARGO_PKG_VERSION"));
-    for span in spans {
-        put_span(&mut out, span);
+    for (span, len) in spans.iter().zip(lens) {
+        put_span(&mut out, span, len);
     }
     out
 }
