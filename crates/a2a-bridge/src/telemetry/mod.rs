@@ -8,8 +8,9 @@
 //! file or the standard variables name ([`export`]); the service name and resource attributes
 //! come from `service_name` or `OTEL_SERVICE_NAME` / `OTEL_RESOURCE_ATTRIBUTES` (the SDK's
 //! resource detectors), the sampler from `sample_ratio` (parent-based, over the trace id) or
-//! `OTEL_TRACES_SAMPLER` / `OTEL_TRACES_SAMPLER_ARG` (the SDK's sampler), the trace context
-//! from `traceparent`/`tracestate` (the SDK's W3C propagator).
+//! `OTEL_TRACES_SAMPLER` / `OTEL_TRACES_SAMPLER_ARG` ([`sampling`], deciding as the SDK's
+//! samplers do), the trace context from `traceparent`/`tracestate` (W3C Trace Context, the
+//! trace state checked by the SDK's `TraceState`).
 //!
 //! A span is one record ([`otlp::Record`]): the ids, the times, the attributes the core hands
 //! over, its events. A finished span goes onto a bounded queue that a thread of its own drains
@@ -21,19 +22,14 @@
 
 mod export;
 mod otlp;
+mod sampling;
 
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use bridge_app::telemetry::{Attr, Attrs, CallSpan, Telemetry};
 use http::HeaderMap;
-use opentelemetry::Context;
-use opentelemetry::propagation::{Extractor, TextMapPropagator as _};
-use opentelemetry::trace::{SpanKind, TraceContextExt as _};
-use opentelemetry_sdk::propagation::TraceContextPropagator;
-use opentelemetry_sdk::trace::{
-    IdGenerator as _, RandomIdGenerator, Sampler, SamplingDecision, ShouldSample,
-};
+use opentelemetry_sdk::trace::{IdGenerator as _, RandomIdGenerator};
 use prometheus_client::metrics::counter::Counter;
 
 use self::otlp::{Event, Identity, Kind, Record};
@@ -99,7 +95,7 @@ pub struct OtelTelemetry {
 /// What every span of a tracer needs.
 #[derive(Debug)]
 struct Inner {
-    sampler: Box<dyn ShouldSample>,
+    sampler: sampling::Sampler,
     ids: RandomIdGenerator,
     queue: export::Queue,
 }
@@ -119,13 +115,10 @@ impl OtelTelemetry {
         }
         let resource = otlp::resource(&resource.build());
         let queue = export::Queue::start(settings, resource, dropped)?;
-        let sampler: Box<dyn ShouldSample> = match settings.sample_ratio {
-            Some(ratio) => Box::new(Sampler::ParentBased(Box::new(Sampler::TraceIdRatioBased(
-                ratio,
-            )))),
-            // The SDK's default reads OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG.
-            None => opentelemetry_sdk::trace::Config::default().sampler,
-        };
+        let sampler = settings.sample_ratio.map_or_else(
+            sampling::Sampler::from_environment,
+            sampling::Sampler::ratio,
+        );
         Ok(Self {
             inner: Arc::new(Inner {
                 sampler,
@@ -140,38 +133,33 @@ impl OtelTelemetry {
         self.inner.queue.close();
     }
 
-    /// A span starting now, sampled as the sampler says for `parent`.
-    fn begin(&self, name: &str, kind: Kind, parent: Option<&Context>, attributes: Attrs) -> Span {
+    /// A span starting now under `parent` (another process's span), sampled as the sampler
+    /// says for it.
+    fn begin(&self, name: &str, kind: Kind, parent: Option<Identity>, attributes: Attrs) -> Span {
         let inner = &self.inner;
-        let remote = parent
-            .map(|cx| cx.span().span_context().clone())
-            .filter(opentelemetry::trace::SpanContext::is_valid);
-        let trace_id = remote.as_ref().map_or_else(
-            || inner.ids.new_trace_id(),
-            opentelemetry::trace::SpanContext::trace_id,
-        );
-        let span_kind = match kind {
-            Kind::Server => SpanKind::Server,
-            Kind::Client => SpanKind::Client,
-            Kind::Producer => SpanKind::Producer,
-        };
-        let decision = inner
+        let trace_id = parent
+            .as_ref()
+            .map_or_else(|| inner.ids.new_trace_id().to_bytes(), |p| p.trace_id);
+        let sampled = inner
             .sampler
-            .should_sample(parent, trace_id, name, &span_kind, &[], &[]);
-        let sampled = decision.decision == SamplingDecision::RecordAndSample;
+            .sampled(parent.as_ref().map(|p| p.flags), &trace_id);
+        let (parent_id, trace_state) = match parent {
+            Some(parent) => (Some(parent.span_id), parent.trace_state),
+            None => (None, String::new()),
+        };
         Span {
             inner: Arc::clone(inner),
             sampled,
             ended: false,
             record: Record {
                 identity: Identity {
-                    trace_id: trace_id.to_bytes(),
+                    trace_id,
                     span_id: inner.ids.new_span_id().to_bytes(),
                     flags: u8::from(sampled),
-                    trace_state: decision.trace_state.header(),
+                    trace_state,
                 },
-                parent: remote.as_ref().map(|sc| sc.span_id().to_bytes()),
-                parent_remote: remote.is_some(),
+                parent: parent_id,
+                parent_remote: parent_id.is_some(),
                 name: name.to_owned(),
                 kind,
                 start: now(),
@@ -202,16 +190,23 @@ fn now() -> u64 {
         })
 }
 
-struct Headers<'a>(&'a HeaderMap);
-
-impl Extractor for Headers<'_> {
-    fn get(&self, key: &str) -> Option<&str> {
-        self.0.get(key).and_then(|v| v.to_str().ok())
+/// The caller's W3C trace context (`traceparent`, and `tracestate` when it reads as one), or
+/// `None` without a valid `traceparent`.
+fn caller_context(headers: &HeaderMap) -> Option<Identity> {
+    let mut identity = parse_traceparent(headers.get("traceparent")?.to_str().ok()?)?;
+    let states: Vec<&str> = headers
+        .get_all("tracestate")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect();
+    if !states.is_empty() {
+        identity.trace_state = states
+            .join(",")
+            .parse::<opentelemetry::trace::TraceState>()
+            .map(|state| state.header())
+            .unwrap_or_default();
     }
-
-    fn keys(&self) -> Vec<&str> {
-        self.0.keys().map(http::HeaderName::as_str).collect()
-    }
+    Some(identity)
 }
 
 /// The identity a W3C `traceparent` names (version 00's layout; a later version's first four
@@ -271,8 +266,7 @@ impl Telemetry for OtelTelemetry {
     }
 
     fn serve(&self, name: &str, headers: &HeaderMap, attributes: Attrs) -> Box<dyn CallSpan> {
-        let parent = TraceContextPropagator::new().extract(&Headers(headers));
-        Box::new(self.begin(name, Kind::Server, Some(&parent), attributes))
+        Box::new(self.begin(name, Kind::Server, caller_context(headers), attributes))
     }
 }
 
@@ -423,9 +417,7 @@ mod tests {
         );
         let telemetry = OtelTelemetry {
             inner: Arc::new(Inner {
-                sampler: Box::new(Sampler::ParentBased(Box::new(Sampler::TraceIdRatioBased(
-                    ratio,
-                )))),
+                sampler: sampling::Sampler::ratio(ratio),
                 ids: RandomIdGenerator::default(),
                 queue,
             }),
@@ -494,6 +486,27 @@ mod tests {
             traceparent(&client.identity).as_str()
         );
         assert_eq!(toward_agent.get("tracestate").unwrap(), "vendor=x");
+    }
+
+    #[test]
+    fn a_trace_state_that_does_not_read_is_left_behind_and_a_bad_traceparent_starts_a_trace() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            "traceparent",
+            http::HeaderValue::from_static(
+                "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+            ),
+        );
+        headers.insert(
+            "tracestate",
+            http::HeaderValue::from_static("no equals sign"),
+        );
+        assert_eq!(caller_context(&headers).unwrap().trace_state, "");
+        headers.insert("tracestate", http::HeaderValue::from_static("a=1"));
+        headers.append("tracestate", http::HeaderValue::from_static("b=2"));
+        assert_eq!(caller_context(&headers).unwrap().trace_state, "a=1,b=2");
+        headers.insert("traceparent", http::HeaderValue::from_static("00-xyz"));
+        assert!(caller_context(&headers).is_none());
     }
 
     #[test]
