@@ -50,6 +50,11 @@ pub fn main(cli: Cli) -> ExitCode {
             return translate(to.into(), &options);
         }
         Some(Command::ValidateConfig { file }) => return validate_config(&file),
+        Some(Command::Report {
+            dir,
+            fail_on,
+            format,
+        }) => return report(&dir, &fail_on, format),
         Some(Command::CheckCard { .. }) | None => {}
     }
     init_tracing(cli.log_format);
@@ -85,6 +90,40 @@ pub fn main(cli: Cli) -> ExitCode {
             tracing::error!("{error}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// `a2a-bridge report`: the summary of a recorded run on stdout.
+fn report(dir: &Path, fail_on: &[String], format: crate::cli::ReportFormat) -> ExitCode {
+    let mut stderr = std::io::stderr();
+    let forbidden = match crate::report::Forbidden::parse(fail_on) {
+        Ok(forbidden) => forbidden,
+        Err(error) => {
+            let _ = writeln!(stderr, "a2a-bridge report: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let summary = match crate::report::summarize(dir) {
+        Ok(summary) => summary,
+        Err(error) => {
+            let _ = writeln!(
+                stderr,
+                "a2a-bridge report: cannot read {}: {error}",
+                dir.display()
+            );
+            return ExitCode::from(2);
+        }
+    };
+    let violations = summary.violations(&forbidden);
+    let printed = match format {
+        crate::cli::ReportFormat::Text => summary.to_text(&violations),
+        crate::cli::ReportFormat::Json => format!("{}\n", summary.to_json(&violations)),
+    };
+    let _ = std::io::stdout().lock().write_all(printed.as_bytes());
+    if violations.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     }
 }
 
@@ -200,6 +239,10 @@ async fn serve(cli: Cli) -> Result<(), StartError> {
         })?;
         tracing::info!(endpoint = ?settings.endpoint, protocol = ?settings.protocol, "traces exported over OTLP");
     }
+    if let Some(settings) = &resolved.record {
+        crate::record::install(Some(settings), &metrics.records());
+        tracing::info!(dir = %settings.dir.display(), "exchanges recorded");
+    }
 
     let (demo_stop, demo) = start_demo(&resolved).await?;
 
@@ -277,6 +320,8 @@ async fn serve(cli: Cli) -> Result<(), StartError> {
     refreshers.lock().await.stop();
     // The spans still queued go out before the process ends.
     let _ = tokio::task::spawn_blocking(crate::telemetry::shutdown).await;
+    // So do the exchanges still queued.
+    let _ = tokio::task::spawn_blocking(crate::record::shutdown).await;
     if let Some(admin) = admin {
         let _ = admin.await;
     }
@@ -531,6 +576,13 @@ pub fn reload(
         ),
         _ => None,
     };
+    if resolved.record != before.record {
+        crate::record::install(resolved.record.as_ref(), &metrics.records());
+        tracing::info!(
+            on = resolved.record.is_some(),
+            "exchange recording reconfigured"
+        );
+    }
     if resolved.telemetry != before.telemetry {
         crate::telemetry::install(resolved.telemetry.as_ref(), metrics.spans_dropped()).map_err(
             |why| StartError::Io {

@@ -48,6 +48,11 @@ pub struct Cli {
     #[arg(long, value_name = "ADDR")]
     pub grpc_listen: Option<SocketAddr>,
 
+    /// Records every exchange, both hops, as JSON lines in DIR (overrides `record.dir`; turns
+    /// `[record]` on).
+    #[arg(long, value_name = "DIR")]
+    pub record: Option<PathBuf>,
+
     /// Data-path workers, 0 for one per core (overrides `server.workers`).
     #[arg(long, value_name = "N")]
     pub workers: Option<usize>,
@@ -119,6 +124,28 @@ pub enum Command {
         /// The file.
         file: PathBuf,
     },
+    /// Summarises a recorded run (`--record DIR`): calls by method, revision pair and binding
+    /// pair, errors by code and origin, losses by kind, the latency the bridge added. Exits 1
+    /// when the run shows what `--fail-on` forbids, 2 when the directory cannot be read.
+    Report {
+        /// The directory the bridge recorded into.
+        dir: PathBuf,
+        /// `loss=KIND,…` (`*` for any) or `error=CODE,…` (`*` for any); may be repeated.
+        #[arg(long = "fail-on", value_name = "RULE")]
+        fail_on: Vec<String>,
+        /// `text` for people, `json` for tools.
+        #[arg(long, value_enum, default_value = "text")]
+        format: ReportFormat,
+    },
+}
+
+/// How `report` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReportFormat {
+    /// Tables.
+    Text,
+    /// One JSON document.
+    Json,
 }
 
 /// The binding a document of `translate` is written in.
@@ -267,6 +294,9 @@ impl Cli {
         }
         if let Some(grpc) = self.grpc_listen {
             config.grpc_listen = Some(grpc);
+        }
+        if let Some(dir) = &self.record {
+            config.record.get_or_insert_with(Default::default).dir = Some(dir.clone());
         }
         if let Some(workers) = self.workers {
             config.server.workers = workers;

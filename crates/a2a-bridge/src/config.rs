@@ -100,6 +100,42 @@ pub struct Config {
     /// Traces exported over OTLP.
     #[serde(default)]
     pub telemetry: Option<TelemetrySection>,
+    /// The exchange recorder (`crate::record`), off unless set (or `--record DIR`).
+    #[serde(default)]
+    pub record: Option<RecordSection>,
+}
+
+/// `[record]`: every call written as it happened, both hops, as JSON lines.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RecordSection {
+    /// The directory the files go to (required).
+    pub dir: Option<PathBuf>,
+    /// A file is closed and the next one started past this size.
+    #[serde(deserialize_with = "size")]
+    pub max_file_size: usize,
+    /// A body longer than this is cut to it, its length kept.
+    #[serde(deserialize_with = "size")]
+    pub max_body: usize,
+    /// Header names redacted besides the credentials ones.
+    pub redact_headers: Vec<String>,
+    /// Exchanges waiting to be written at most; more are dropped and counted.
+    pub queue: usize,
+    /// The routes recorded, by name; every route when empty.
+    pub routes: Vec<String>,
+}
+
+impl Default for RecordSection {
+    fn default() -> Self {
+        Self {
+            dir: None,
+            max_file_size: 64 << 20,
+            max_body: 64 << 10,
+            redact_headers: Vec::new(),
+            queue: 1024,
+            routes: Vec::new(),
+        }
+    }
 }
 
 /// `[telemetry]`: OpenTelemetry traces (`crate::telemetry`); each key falls back to the
@@ -489,6 +525,7 @@ impl Default for Config {
             rate_limits: RateLimitsSection::default(),
             authorization: None,
             telemetry: None,
+            record: None,
             push: PushSection::default(),
         }
     }
@@ -1140,6 +1177,8 @@ impl Config {
         // What names a caller's certificate travels with the listeners' TLS setup, which a
         // reload replaces (`app::ListenerTls`), not with the server's fixed settings.
         let tls_files = self.tls_files().map_err(invalid)?;
+        let route_names: Vec<String> = routes.iter().map(|r| r.name.clone()).collect();
+        let record = self.record(&route_names).map_err(invalid)?;
         let grpc_limits = bridge_grpc::GrpcLimits {
             streams_per_connection: self.limits.grpc_streams_per_connection,
             calls: self.limits.streams,
@@ -1164,7 +1203,36 @@ impl Config {
             jwt_issuers: self.jwt_issuers().map_err(invalid)?,
             telemetry: self.telemetry().map_err(invalid)?,
             card_verifying: self.card_verifying().map_err(invalid)?,
+            record,
         })
+    }
+
+    /// `[record]`, checked: a directory, and routes that exist.
+    fn record(&self, routes: &[String]) -> Result<Option<crate::record::RecordSettings>, String> {
+        let Some(section) = &self.record else {
+            return Ok(None);
+        };
+        let dir = section
+            .dir
+            .clone()
+            .ok_or_else(|| "record.dir is required (or --record DIR)".to_owned())?;
+        if let Some(unknown) = section.routes.iter().find(|r| !routes.contains(r)) {
+            return Err(format!(
+                "record.routes names {unknown:?}, which is no route"
+            ));
+        }
+        Ok(Some(crate::record::RecordSettings {
+            dir,
+            max_file_size: section.max_file_size as u64,
+            max_body: section.max_body,
+            redact_headers: section
+                .redact_headers
+                .iter()
+                .map(|h| h.to_ascii_lowercase())
+                .collect(),
+            queue: section.queue.max(1),
+            routes: section.routes.clone(),
+        }))
     }
 
     /// `[tls]`, checked: the client identity a known choice, and only with `client_ca`.
@@ -1851,6 +1919,8 @@ pub struct Resolved {
     pub jwt_issuers: Vec<crate::jwt::Issuer>,
     /// How traces are exported, when they are (`[telemetry]` or the standard variables).
     pub telemetry: Option<crate::telemetry::TelemetrySettings>,
+    /// Where exchanges are recorded, when they are (`[record]`, `--record`).
+    pub record: Option<crate::record::RecordSettings>,
 }
 
 impl Resolved {
@@ -1964,6 +2034,30 @@ mod tests {
             resolved.routes[0].settings.public_url,
             "http://127.0.0.1:7000"
         );
+    }
+
+    #[test]
+    fn the_recorder_needs_a_directory_and_routes_that_exist() {
+        let resolve = |record: &str| {
+            Config::parse(
+                Path::new("b.toml"),
+                &format!("[upstream]\nurl = \"http://a\"\n[record]\n{record}"),
+            )
+            .unwrap()
+            .resolve("b.toml")
+        };
+        let error = resolve("queue = 4\n").unwrap_err();
+        assert!(error.to_string().contains("record.dir"), "{error}");
+        let error = resolve("dir = \"r\"\nroutes = [\"elsewhere\"]\n").unwrap_err();
+        assert!(error.to_string().contains("\"elsewhere\""), "{error}");
+        let settings =
+            resolve("dir = \"r\"\nmax_body = \"1KiB\"\nredact_headers = [\"X-Secret\"]\n")
+                .unwrap()
+                .record
+                .unwrap();
+        assert_eq!(settings.max_body, 1024);
+        assert_eq!(settings.redact_headers, ["x-secret"]);
+        assert_eq!(settings.max_file_size, 64 << 20);
     }
 
     #[test]

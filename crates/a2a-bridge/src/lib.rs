@@ -11,6 +11,8 @@ pub mod config;
 pub mod demo;
 pub mod jwt;
 pub mod metrics;
+pub mod record;
+pub mod report;
 pub mod runtime;
 pub mod signing;
 pub mod telemetry;

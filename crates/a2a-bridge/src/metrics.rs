@@ -21,6 +21,7 @@
 //! | `a2a_bridge_push_deliveries_total` | route, outcome | attempts to deliver to subscribers: `delivered`, `retried`, `failed` (given up), `rejected` (3xx/4xx), `refused` (guarded address) |
 //! | `a2a_bridge_policy_total` | route, class, reason | calls the policy seam refused, by method class: `denied` (an authorization rule), `rate` (429), `in_flight` (503), `store_unavailable` (the rate limit could not be checked: let through when failing open, else 503) |
 //! | `a2a_bridge_spans_dropped_total` | | finished spans dropped because the export queue was full (`[telemetry] max_queue`) |
+//! | `a2a_bridge_records_total` | outcome | recorded exchanges (`[record]`): `written`, `dropped_queue` (the queue was full), `dropped_write` (the directory could not be written to), `dropped_closed` (the recorder was being replaced) |
 //! | `a2a_bridge_config_reloads_total` | result | reloads, `ok` or `error` |
 //! | `a2a_bridge_config_last_reload_success` | | 1 when the last reload applied |
 //! | `a2a_bridge_config_last_reload_timestamp_seconds` | | when the last reload was tried |
@@ -173,6 +174,7 @@ pub struct Metrics {
     push_deliveries: Family<OutcomeLabels, Counter>,
     policy: Family<PolicyLabels, Counter>,
     spans_dropped: Counter,
+    records: Family<Vec<(String, String)>, Counter>,
     reloads: Family<ResultLabels, Counter>,
     last_reload_success: Gauge,
     last_reload_time: Gauge<f64, AtomicU64>,
@@ -253,6 +255,11 @@ impl Metrics {
             "Finished spans dropped because the export queue was full",
             Counter::default(),
         );
+        let records = registered(
+            &mut registry,
+            "records",
+            "Recorded exchanges, by outcome: written or dropped (queue full, directory not writable)",
+        );
         let reloads: Family<ResultLabels, Counter> = registered(
             &mut registry,
             "config_reloads",
@@ -273,6 +280,7 @@ impl Metrics {
             push_deliveries,
             policy,
             spans_dropped,
+            records,
             reloads,
             last_reload_success,
             last_reload_time,
@@ -344,6 +352,12 @@ impl Metrics {
             metrics: Arc::clone(self),
             exchanges: (0..Method::ALL.len()).map(|_| OnceLock::new()).collect(),
         })
+    }
+
+    /// The counters of recorded exchanges by outcome, for the recorder to count into.
+    #[must_use]
+    pub fn records(&self) -> Family<Vec<(String, String)>, Counter> {
+        self.records.clone()
     }
 
     /// The counter of spans the trace exporter dropped, for it to count into.

@@ -115,6 +115,8 @@ pub struct Route {
     pub bridge: Arc<Bridge>,
     /// Its request counters.
     pub requests: Arc<RouteRequests>,
+    /// The recorder of its exchanges, when they are recorded (`[record]`).
+    pub recorder: Option<Arc<crate::record::Recorder>>,
 }
 
 impl Route {
@@ -488,7 +490,16 @@ impl Gateway {
         let header_caller = call.revision.as_str();
         let bridge = Arc::clone(&route.bridge);
         let requests = Arc::clone(&route.requests);
-        Box::pin(async move {
+        let recording = route.recorder.as_ref().map(|recorder| {
+            recorder.begin_grpc(
+                &route.name,
+                &request_id,
+                format!("{}/{}", call.revision.as_str(), call.method.label()),
+                &call.headers,
+                &call.message,
+            )
+        });
+        let served: BoxFuture<'static, InboundResponse> = Box::pin(async move {
             let started = tokio::time::Instant::now();
             let mut response = bridge_grpc::serve(bridge, call)
                 .instrument(span.clone())
@@ -504,7 +515,11 @@ impl Gateway {
                 header_caller,
             );
             response
-        })
+        });
+        match recording {
+            Some(recording) => recording.around(served),
+            None => served,
+        }
     }
 }
 
@@ -566,7 +581,11 @@ impl Gateway {
         };
         let bridge = Arc::clone(&route.bridge);
         let requests = Arc::clone(&route.requests);
-        Box::pin(async move {
+        let recording = route
+            .recorder
+            .as_ref()
+            .map(|recorder| recorder.begin(&route.name, &request_id, &request));
+        let served: BoxFuture<'static, InboundResponse> = Box::pin(async move {
             let started = tokio::time::Instant::now();
             let mut response = bridge_http::handle(Arc::clone(&bridge), request)
                 .instrument(span.clone())
@@ -582,7 +601,11 @@ impl Gateway {
                 header_caller,
             );
             response
-        })
+        });
+        match recording {
+            Some(recording) => recording.around(served),
+            None => served,
+        }
     }
 }
 
@@ -867,11 +890,13 @@ impl Wiring {
                 before.map_or_else(|| Arc::new(AtomicUsize::new(0)), |b| Arc::clone(&b.streams));
             let store = route_store(before, previous, &resolved, config)?;
             let pusher = route_pusher(before, &resolved, &config.name, &store, metrics)?;
-            let (port, grpc) = route_ports(&upstream, &grpc_channels, config)?;
+            let recorder = crate::record::installed().filter(|r| r.records(&config.name));
+            let (port, grpc) = route_ports(&upstream, &grpc_channels, config, recorder.is_some())?;
+            let observer = recorded_observer(metrics.observer(&config.name), recorder.is_some());
             let bridge = Bridge::new(config.settings.clone(), codecs(), port, Arc::clone(&cards))
                 .with_agent_forms(&AGENT_FORMS)
                 .with_grpc(grpc)
-                .with_observer(metrics.observer(&config.name))
+                .with_observer(observer)
                 .with_stream_counter(Arc::clone(&streams))
                 .with_store(Arc::clone(&store))
                 .with_pusher(Arc::clone(&pusher) as Arc<dyn bridge_app::push::Pusher>)
@@ -891,12 +916,7 @@ impl Wiring {
                 ),
                 None => bridge,
             };
-            let bridge = match crate::telemetry::installed() {
-                Some(telemetry) => {
-                    bridge.with_telemetry(telemetry as Arc<dyn bridge_app::telemetry::Telemetry>)
-                }
-                None => bridge,
-            };
+            let bridge = traced(bridge);
             let bridge = signed(bridge, signing_key.as_ref(), config)?;
             let bridge = verifying(bridge, &resolved, trusted_keys.as_deref(), &upstream)?;
             table.push(Route {
@@ -907,6 +927,7 @@ impl Wiring {
                 door: config.door.clone(),
                 bridge: Arc::new(bridge),
                 requests: Arc::new(metrics.route_requests(&config.name)),
+                recorder,
             });
             routes.insert(
                 config.name.clone(),
@@ -1020,18 +1041,46 @@ type RoutePorts = (Arc<dyn Upstream>, Arc<dyn GrpcUpstream>);
 
 /// The ports a route's bridge calls its agent through: the HTTP client and the gRPC client
 /// (over `channels`), each adding the route's own headers when it has some.
+/// `bridge` traced through the process's tracer, when tracing is on.
+fn traced(bridge: Bridge) -> Bridge {
+    match crate::telemetry::installed() {
+        Some(telemetry) => {
+            bridge.with_telemetry(telemetry as Arc<dyn bridge_app::telemetry::Telemetry>)
+        }
+        None => bridge,
+    }
+}
+
+/// The route's observer, noting each loss in the recorded exchange too when the route records.
+fn recorded_observer(
+    observer: Arc<dyn bridge_app::Observer>,
+    recorded: bool,
+) -> Arc<dyn bridge_app::Observer> {
+    if recorded {
+        Arc::new(crate::record::RecordingObserver(observer))
+    } else {
+        observer
+    }
+}
+
 fn route_ports(
     upstream: &Arc<HyperUpstream>,
     channels: &bridge_grpc::Channels,
     config: &RouteConfig,
+    recorded: bool,
 ) -> Result<RoutePorts, BuildError> {
-    let http: Arc<dyn Upstream> = if config.headers.is_empty() {
-        Arc::clone(upstream) as Arc<dyn Upstream>
-    } else {
-        Arc::new(WithHeaders::new(
-            Arc::clone(upstream) as Arc<dyn Upstream>,
-            config.headers.clone(),
+    // Recorded below the route's own headers, so the record shows what the agent received.
+    let base: Arc<dyn Upstream> = if recorded {
+        Arc::new(crate::record::RecordingUpstream(
+            Arc::clone(upstream) as Arc<dyn Upstream>
         ))
+    } else {
+        Arc::clone(upstream) as Arc<dyn Upstream>
+    };
+    let http: Arc<dyn Upstream> = if config.headers.is_empty() {
+        base
+    } else {
+        Arc::new(WithHeaders::new(base, config.headers.clone()))
     };
     let extra_ca = config
         .client
@@ -1048,7 +1097,12 @@ fn route_ports(
         .with_channels(channels.clone())
         .with_max_message(config.settings.limits.upstream_body)
         .with_headers(config.headers.clone());
-    Ok((http, Arc::new(grpc)))
+    let grpc: Arc<dyn bridge_app::upstream::GrpcUpstream> = if recorded {
+        Arc::new(crate::record::RecordingGrpc(Arc::new(grpc)))
+    } else {
+        Arc::new(grpc)
+    };
+    Ok((http, grpc))
 }
 
 /// The verifier of callers' JWTs (`[[auth.jwt]]`): the previous generation's while the issuers

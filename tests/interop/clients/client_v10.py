@@ -213,8 +213,11 @@ class Peer:
         self.binding = binding
         self.wire = c.WireLog()
         self.raw_errors: list[dict[str, Any]] = []
+        # A bridge that requires a credential gets the one INTEROP_BEARER_TOKEN names.
+        token = os.environ.get('INTEROP_BEARER_TOKEN')
         self.http = httpx.AsyncClient(
             timeout=c.HTTP_TIMEOUT,
+            headers={'Authorization': f'Bearer {token}'} if token else None,
             event_hooks={'request': [self.wire.on_request], 'response': [self._on_response]},
         )
         self.card: AgentCard | None = None

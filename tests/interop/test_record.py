@@ -1,0 +1,194 @@
+"""The exchange recorder (`--record DIR`, `[record]`), in front of the a2a-sdk 0.3.26 agent.
+
+The a2a-sdk 1.3.0 client runs its scenarios through a recording bridge: every exchange is a
+line of the documented schema with both hops (the caller's request and answer or stream, the
+request the agent received and what it sent back), the losses the translation reported are on
+the call that had them, and no credential is written. A burst of calls with a one-place queue
+either writes or counts every exchange; a record directory that vanishes, or cannot be written,
+costs the calls nothing and is logged and counted."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import pytest
+from conftest import free_port, run_client, spawn, stop
+from test_grpc_policy import Bridge
+
+V10 = {'A2A-Version': '1.0'}
+SECRET = 'record-me-not'
+
+
+def lines(directory: Path) -> list[dict]:
+    return [json.loads(line) for path in sorted(directory.glob('exchanges-*.jsonl'))
+            for line in path.read_text().splitlines() if line]
+
+
+def wait_for(check, what: str, timeout: float = 15.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        assert time.monotonic() < deadline, what
+        time.sleep(0.1)
+
+
+def metric(bridge: Bridge, outcome: str) -> float:
+    text = httpx.get(f'http://127.0.0.1:{bridge.admin}/metrics', timeout=5).text
+    total = 0.0
+    for line in text.splitlines():
+        if line.startswith('a2a_bridge_records_total{') and f'outcome="{outcome}"' in line:
+            total += float(line.rsplit(' ', 1)[1])
+    return total
+
+
+def send(url: str, text: str, headers: dict | None = None, **part) -> dict:
+    message = {'messageId': str(uuid.uuid4()), 'role': 'ROLE_USER', 'parts': [{'text': text, **part}]}
+    return httpx.post(url, headers={**V10, **(headers or {})}, timeout=15, json={
+        'jsonrpc': '2.0', 'id': str(uuid.uuid4()), 'method': 'SendMessage', 'params': {'message': message}}).json()
+
+
+@pytest.fixture
+def recording(agents, logs, tmp_path):
+    def start(extra: str = '', name: str = 'record') -> tuple[Bridge, Path]:
+        directory = tmp_path / f'records-{uuid.uuid4().hex[:6]}'
+        bridge = Bridge(f'{name}-{uuid.uuid4().hex[:6]}', agents['0.3'], logs,
+                        f'[record]\ndir = "{directory}"\n{extra}')
+        started.append(bridge)
+        return bridge, directory
+
+    started: list[Bridge] = []
+    yield start
+    for bridge in started:
+        bridge.close()
+
+
+def test_an_sdk_pair_through_a_recording_bridge_leaves_both_hops_of_every_exchange(recording, logs):
+    bridge, directory = recording(f'[auth]\nbearer_tokens = ["{SECRET}"]\n')
+    url = bridge.peer.url
+    run_client('1.0', url, ['send_blocking', 'stream', 'push_config'], logs,
+               env={'INTEROP_BEARER_TOKEN': SECRET})
+    # A part's media type has no place in 0.3: a loss on that call.
+    lossy = send(url, 'ask losses', {'Authorization': f'Bearer {SECRET}'}, mediaType='text/plain')
+    assert 'result' in lossy, lossy
+    records = wait_for(lambda: [r for r in lines(directory) if r['caller'].get('method') == 'send_message'
+                                and 'ask losses' in json.dumps(r['caller']['request'])], 'the lossy call')
+    assert records[0]['losses'] and all(l['direction'] == '1.0->0.3' for l in records[0]['losses'])
+    assert any(l['kind'] == 'field_dropped' and 'mediaType' in l['at'] for l in records[0]['losses'])
+
+    written = lines(directory)
+    assert all(r['schema'] == 'a2a-bridge.exchange/1' for r in written)
+    methods = {r['caller'].get('method') for r in written}
+    assert {'send_message', 'send_streaming_message', 'create_push_config'} <= methods, methods
+    for record in written:
+        caller = record['caller']
+        if caller.get('method') in (None, 'agent_card') or caller.get('error_code') is not None:
+            continue  # the card, and calls the bridge answered itself
+        assert caller['revision'] == '1.0' and caller['binding'] == 'jsonrpc', caller
+        assert record['agent'], record
+        hop = record['agent'][0]
+        assert hop['revision'] == '0.3' and hop['binding'] == 'jsonrpc', hop
+        assert hop['request']['body']['json']['jsonrpc'] == '2.0', hop
+        assert '/' not in hop['request']['body']['json']['method'] or hop['request']['body']['json']['method'] in (
+            'message/send', 'message/stream', 'tasks/get', 'tasks/pushNotificationConfig/set',
+            'tasks/pushNotificationConfig/get', 'tasks/pushNotificationConfig/list'), hop
+    stream = next(r for r in written if r['caller'].get('method') == 'send_streaming_message')
+    assert len(stream['caller']['events']) >= 1 and stream['agent'][0]['events'], stream
+    caller_text = json.dumps(stream['caller']['events'])
+    agent_text = ''.join(e['body']['text'] for e in stream['agent'][0]['events'])
+    assert 'TASK_STATE_COMPLETED' in caller_text and '"state":"completed"' in agent_text.replace(' ', '')
+    # Credentials are nowhere: the caller's bearer token, the push config's token.
+    everything = '\n'.join(p.read_text() for p in directory.glob('exchanges-*.jsonl'))
+    assert SECRET not in everything
+    assert 'interop-token' not in everything
+    assert '[redacted]' in everything
+    assert metric(bridge, 'written') == len(written)
+
+
+def test_a_burst_with_a_small_queue_writes_or_counts_every_exchange(recording):
+    bridge, directory = recording('queue = 1\n')
+    calls = 120
+    with ThreadPoolExecutor(16) as pool:
+        answers = list(pool.map(lambda i: send(bridge.peer.url, f'burst {i}'), range(calls)))
+    assert all('result' in a for a in answers), [a for a in answers if 'result' not in a][:2]
+    with httpx.Client(timeout=15) as http:
+        for _ in range(5):
+            with http.stream('POST', bridge.peer.url, headers=V10, json={
+                    'jsonrpc': '2.0', 'id': 's', 'method': 'SendStreamingMessage', 'params': {'message': {
+                        'messageId': str(uuid.uuid4()), 'role': 'ROLE_USER', 'parts': [{'text': 'stream'}]}}}) as r:
+                assert r.status_code == 200
+                r.read()
+    total = calls + 5
+    wait_for(lambda: metric(bridge, 'written') + metric(bridge, 'dropped_queue') >= total, 'every exchange counted')
+    written, dropped = metric(bridge, 'written'), metric(bridge, 'dropped_queue')
+    sent = [r for r in lines(directory) if r['caller'].get('method') in ('send_message', 'send_streaming_message')]
+    assert written + dropped == total and len(sent) == written, (written, dropped, len(sent))
+
+
+def test_a_record_directory_that_goes_away_costs_the_calls_nothing(recording):
+    bridge, directory = recording()
+    assert 'result' in send(bridge.peer.url, 'before')
+    wait_for(lambda: lines(directory), 'the first exchange')
+    shutil.rmtree(directory)
+    directory.write_text('a file where the directory was')  # it cannot come back
+    for i in range(5):
+        assert 'result' in send(bridge.peer.url, f'while broken {i}')
+    wait_for(lambda: metric(bridge, 'dropped_write') >= 5, 'the failures counted')
+    assert 'could not be recorded' in bridge.peer.stderr.read_text(errors='replace')
+    directory.unlink()
+    assert 'result' in send(bridge.peer.url, 'after')
+    wait_for(lambda: any('after' in json.dumps(r['caller']['request']) for r in lines(directory)),
+             'recording resumed')
+
+
+def test_the_report_counts_a_recorded_run_and_fails_on_what_is_forbidden(recording):
+    import subprocess
+
+    from conftest import bridge_binary
+
+    bridge, directory = recording()
+    url = bridge.peer.url
+    assert 'result' in send(url, 'plain one')
+    assert 'result' in send(url, 'lossy one', mediaType='text/plain')
+    # The agent's refusal (an unknown task) and the caller's mistake (no task id).
+    unknown = httpx.post(url, headers=V10, timeout=15, json={
+        'jsonrpc': '2.0', 'id': 'g', 'method': 'GetTask', 'params': {'id': 'no-such-task'}}).json()
+    assert unknown['error']['code'] == -32001, unknown
+    invalid = httpx.post(url, headers=V10, timeout=15, json={
+        'jsonrpc': '2.0', 'id': 'i', 'method': 'GetTask', 'params': {}}).json()
+    assert invalid['error']['code'] == -32602, invalid
+    wait_for(lambda: len([r for r in lines(directory) if r['caller'].get('method') in ('send_message', 'get_task')]) == 4,
+             'four calls recorded')
+
+    def report(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([str(bridge_binary()), 'report', str(directory), *args],
+                              capture_output=True, text=True, timeout=30)
+
+    done = report('--format', 'json')
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    calls = {(c['method'], c['revisions'], c['bindings']): c['count'] for c in summary['calls']}
+    assert calls[('send_message', '1.0 -> 0.3', 'jsonrpc -> jsonrpc')] == 2, calls
+    errors = {(e['code'], e['origin']): e['count'] for e in summary['errors']}
+    assert errors == {(-32001, 'agent'): 1, (-32602, 'caller'): 1}, errors
+    losses = {l['kind']: l for l in summary['losses']}
+    assert losses['field_dropped']['count'] >= 1 and 'mediaType' in losses['field_dropped']['at'], losses
+    assert summary['added_ms']['calls'] >= 2 and summary['added_ms']['p50'] >= 0, summary['added_ms']
+
+    text = report()
+    assert text.returncode == 0 and 'field_dropped' in text.stdout and '-32001' in text.stdout, text.stdout
+    forbidden = report('--fail-on', 'loss=field_dropped')
+    assert forbidden.returncode == 1 and 'forbidden by --fail-on' in forbidden.stdout, forbidden.stdout
+    assert report('--fail-on', 'error=-32001').returncode == 1
+    assert report('--fail-on', 'loss=enum_mapped', '--fail-on', 'error=-32603').returncode == 0
+    assert report('--fail-on', 'latency=1').returncode == 2
+    missing = subprocess.run([str(bridge_binary()), 'report', str(directory / 'missing')],
+                             capture_output=True, text=True, timeout=30)
+    assert missing.returncode == 2 and 'cannot read' in missing.stderr, missing.stderr
