@@ -192,3 +192,41 @@ def test_the_report_counts_a_recorded_run_and_fails_on_what_is_forbidden(recordi
     missing = subprocess.run([str(bridge_binary()), 'report', str(directory / 'missing')],
                              capture_output=True, text=True, timeout=30)
     assert missing.returncode == 2 and 'cannot read' in missing.stderr, missing.stderr
+
+
+def test_a_replay_finds_nothing_new_then_the_difference_planted_in_the_record(recording):
+    import subprocess
+
+    from conftest import bridge_binary
+
+    bridge, directory = recording()
+    url = bridge.peer.url
+    assert 'result' in send(url, 'replay me')
+    with httpx.Client(timeout=15) as http:
+        with http.stream('POST', url, headers=V10, json={
+                'jsonrpc': '2.0', 'id': 's', 'method': 'SendStreamingMessage', 'params': {'message': {
+                    'messageId': str(uuid.uuid4()), 'role': 'ROLE_USER', 'parts': [{'text': 'stream along'}]}}}) as r:
+            r.read()
+    wait_for(lambda: len([r for r in lines(directory)
+                          if r['caller'].get('method') in ('send_message', 'send_streaming_message')]) == 2,
+             'both calls recorded')
+
+    def replay() -> subprocess.CompletedProcess:
+        return subprocess.run([str(bridge_binary()), 'replay', str(directory), '--to', url],
+                              capture_output=True, text=True, timeout=60)
+
+    same = replay()
+    assert same.returncode == 0, same.stdout + same.stderr
+    assert '0 different' in same.stdout and 'replayed 2:' in same.stdout, same.stdout
+
+    # Plant a difference: the recorded answer of the plain send now says something else.
+    (path,) = directory.glob('exchanges-*.jsonl')
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    send_record = next(r for r in records if r['caller'].get('method') == 'send_message')
+    answer = send_record['caller']['answer'][0]['body']['json']
+    answer['result']['task']['status']['state'] = 'TASK_STATE_FAILED'
+    path.write_text(''.join(json.dumps(r) + '\n' for r in records))
+    found = replay()
+    assert found.returncode == 1, found.stdout + found.stderr
+    assert f"call {send_record['id']} (send_message): $.result.task.status.state" in found.stdout, found.stdout
+    assert '1 different' in found.stdout, found.stdout

@@ -55,6 +55,7 @@ pub fn main(cli: Cli) -> ExitCode {
             fail_on,
             format,
         }) => return report(&dir, &fail_on, format),
+        Some(Command::Replay { dir, to, headers }) => return replay(&dir, &to, &headers),
         Some(Command::CheckCard { .. }) | None => {}
     }
     init_tracing(cli.log_format);
@@ -121,6 +122,60 @@ fn report(dir: &Path, fail_on: &[String], format: crate::cli::ReportFormat) -> E
     };
     let _ = std::io::stdout().lock().write_all(printed.as_bytes());
     if violations.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// `a2a-bridge replay`: the differences on stdout.
+fn replay(dir: &Path, to: &str, headers: &[String]) -> ExitCode {
+    let mut stderr = std::io::stderr();
+    let mut added = Vec::new();
+    for header in headers {
+        let Some((name, value)) = header.split_once(':') else {
+            let _ = writeln!(
+                stderr,
+                "a2a-bridge replay: --header {header:?} is not `Name: value`"
+            );
+            return ExitCode::from(2);
+        };
+        added.push((name.trim().to_owned(), value.trim().to_owned()));
+    }
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            let _ = writeln!(stderr, "a2a-bridge replay: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let outcome = match runtime.block_on(crate::replay::replay(dir, to, &added)) {
+        Ok(outcome) => outcome,
+        Err(error) => {
+            let _ = writeln!(stderr, "a2a-bridge replay: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "replayed {}: {} the same, {} different; {} not replayed (gRPC, or cut when recorded)",
+        outcome.replayed,
+        outcome.same,
+        outcome.differences.len(),
+        outcome.skipped
+    );
+    for difference in &outcome.differences {
+        let _ = writeln!(
+            out,
+            "  call {} ({}): {}",
+            difference.call, difference.method, difference.at
+        );
+    }
+    if outcome.differences.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

@@ -137,6 +137,18 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "text")]
         format: ReportFormat,
     },
+    /// Sends the recorded callers' requests (`--record DIR`) again to URL and reports where the
+    /// answers now differ from the recorded ones. Exits 1 when some do, 2 on an error.
+    Replay {
+        /// The directory the bridge recorded into.
+        dir: PathBuf,
+        /// Where to send them: the bridge, or an agent directly.
+        #[arg(long, value_name = "URL")]
+        to: String,
+        /// A header to add to every request (`Name: value`; the recorder redacted credentials).
+        #[arg(long = "header", value_name = "NAME: VALUE")]
+        headers: Vec<String>,
+    },
 }
 
 /// How `report` prints.

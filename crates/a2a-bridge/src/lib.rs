@@ -12,6 +12,7 @@ pub mod demo;
 pub mod jwt;
 pub mod metrics;
 pub mod record;
+pub mod replay;
 pub mod report;
 pub mod runtime;
 pub mod signing;
