@@ -230,3 +230,53 @@ def test_a_replay_finds_nothing_new_then_the_difference_planted_in_the_record(re
     assert found.returncode == 1, found.stdout + found.stderr
     assert f"call {send_record['id']} (send_message): $.result.task.status.state" in found.stdout, found.stdout
     assert '1 different' in found.stdout, found.stdout
+
+
+def test_the_report_page_loads_in_a_browser_shows_the_calls_and_opens_one(recording, tmp_path):
+    """The page `report --html` writes, in headless Chromium driven by Selenium: it loads, its
+    tables show the calls, and clicking a call opens its two hops side by side."""
+    import subprocess
+
+    from conftest import bridge_binary
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+
+    # scripts/test installs both from Debian.
+    assert shutil.which('chromium') and shutil.which('chromedriver'), 'chromium and chromedriver are needed'
+    bridge, directory = recording()
+    assert 'result' in send(bridge.peer.url, 'page one', mediaType='text/plain')
+    refused = httpx.post(bridge.peer.url, headers=V10, timeout=15, json={
+        'jsonrpc': '2.0', 'id': 'i', 'method': 'GetTask', 'params': {}}).json()
+    assert refused['error']['code'] == -32602
+    wait_for(lambda: len(lines(directory)) >= 2, 'both calls recorded')
+    page = tmp_path / 'report.html'
+    done = subprocess.run([str(bridge_binary()), 'report', str(directory), '--html', str(page)],
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0 and page.is_file(), done.stderr
+
+    options = webdriver.ChromeOptions()
+    for argument in ('--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'):
+        options.add_argument(argument)
+    options.binary_location = shutil.which('chromium')
+    browser = webdriver.Chrome(service=Service(shutil.which('chromedriver')), options=options)
+    try:
+        browser.get(page.as_uri())
+        assert browser.title == 'a2a-bridge report'
+        assert browser.find_element(By.ID, 'count').text.startswith(f'{len(lines(directory))} exchanges')
+        rows = browser.find_elements(By.CSS_SELECTOR, '#every-call tbody tr')
+        assert len(rows) == len(lines(directory))
+        assert 'field_dropped' in browser.find_element(By.ID, 'losses').text
+        assert not browser.find_element(By.ID, 'detail').is_displayed()
+        sent = next(r for r in rows if 'send_message' in r.text)
+        sent.click()
+        assert browser.find_element(By.ID, 'detail').is_displayed()
+        caller = browser.find_element(By.ID, 'caller-hop').text
+        agent = browser.find_element(By.ID, 'agent-hop').text
+        assert 'SendMessage' in caller and 'page one' in caller, caller[:300]
+        assert 'message/send' in agent and 'page one' in agent, agent[:300]
+        refused_row = next(r for r in rows if 'error -32602' in r.text)
+        refused_row.click()
+        assert 'answered by the bridge' in browser.find_element(By.ID, 'agent-hop').text
+    finally:
+        browser.quit()

@@ -54,7 +54,8 @@ pub fn main(cli: Cli) -> ExitCode {
             dir,
             fail_on,
             format,
-        }) => return report(&dir, &fail_on, format),
+            html,
+        }) => return report(&dir, &fail_on, format, html.as_deref()),
         Some(Command::Replay { dir, to, headers }) => return replay(&dir, &to, &headers),
         Some(Command::CheckCard { .. }) | None => {}
     }
@@ -95,7 +96,12 @@ pub fn main(cli: Cli) -> ExitCode {
 }
 
 /// `a2a-bridge report`: the summary of a recorded run on stdout.
-fn report(dir: &Path, fail_on: &[String], format: crate::cli::ReportFormat) -> ExitCode {
+fn report(
+    dir: &Path,
+    fail_on: &[String],
+    format: crate::cli::ReportFormat,
+    html: Option<&Path>,
+) -> ExitCode {
     let mut stderr = std::io::stderr();
     let forbidden = match crate::report::Forbidden::parse(fail_on) {
         Ok(forbidden) => forbidden,
@@ -116,6 +122,16 @@ fn report(dir: &Path, fail_on: &[String], format: crate::cli::ReportFormat) -> E
         }
     };
     let violations = summary.violations(&forbidden);
+    if let Some(page) = html
+        && let Err(error) = std::fs::write(page, summary.to_html(&violations))
+    {
+        let _ = writeln!(
+            stderr,
+            "a2a-bridge report: cannot write {}: {error}",
+            page.display()
+        );
+        return ExitCode::from(2);
+    }
     let printed = match format {
         crate::cli::ReportFormat::Text => summary.to_text(&violations),
         crate::cli::ReportFormat::Json => format!("{}\n", summary.to_json(&violations)),

@@ -136,6 +136,10 @@ pub enum Command {
         /// `text` for people, `json` for tools.
         #[arg(long, value_enum, default_value = "text")]
         format: ReportFormat,
+        /// Also writes a self-contained page to FILE: the same tables, and every call's two
+        /// hops side by side.
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
     },
     /// Sends the recorded callers' requests (`--record DIR`) again to URL and reports where the
     /// answers now differ from the recorded ones. Exits 1 when some do, 2 on an error.

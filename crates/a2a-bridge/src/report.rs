@@ -63,7 +63,12 @@ pub struct Summary {
     pub losses: BTreeMap<String, (usize, String, String)>,
     /// Milliseconds the bridge added to each unary call that reached the agent.
     pub added_ms: Vec<f64>,
+    /// The first [`PAGE_CALLS`] exchanges, for the page's per-call view.
+    pub kept: Vec<Value>,
 }
+
+/// Calls the HTML page shows one by one at most.
+pub const PAGE_CALLS: usize = 5000;
 
 /// Reads every `exchanges-*.jsonl` file of `dir`, in name order.
 ///
@@ -132,6 +137,9 @@ fn agent_failed(hop: &Value) -> bool {
 impl Summary {
     fn add(&mut self, exchange: &Value) {
         self.exchanges += 1;
+        if self.kept.len() < PAGE_CALLS {
+            self.kept.push(exchange.clone());
+        }
         let caller = &exchange["caller"];
         let agent = exchange["agent"].as_array().map_or(&[][..], Vec::as_slice);
         let first = agent.first();
@@ -256,6 +264,96 @@ impl Summary {
         })
     }
 
+    /// The summary as a self-contained HTML page: the same tables, and every call (up to
+    /// [`PAGE_CALLS`]) whose two hops open side by side when it is clicked.
+    #[must_use]
+    pub fn to_html(&self, violations: &[String]) -> String {
+        use std::fmt::Write as _;
+        let mut body = String::new();
+        let _ = write!(
+            body,
+            "<h1>a2a-bridge: a recorded run</h1><p id=\"count\">{} exchanges recorded</p>",
+            self.exchanges
+        );
+        if !violations.is_empty() {
+            let _ = write!(
+                body,
+                "<h2>Forbidden by --fail-on</h2><ul id=\"violations\">"
+            );
+            for violation in violations {
+                let _ = write!(body, "<li>{}</li>", escape(violation));
+            }
+            body.push_str("</ul>");
+        }
+        body.push_str("<h2>Calls</h2>");
+        body.push_str(&table(
+            &["method", "revisions", "bindings", "count"],
+            self.calls
+                .iter()
+                .map(|((m, r, b), c)| vec![m.clone(), r.clone(), b.clone(), c.to_string()])
+                .collect(),
+            "calls",
+        ));
+        body.push_str("<h2>Errors</h2>");
+        body.push_str(&table(
+            &["code", "origin", "count"],
+            self.errors
+                .iter()
+                .map(|((code, origin), c)| vec![code.to_string(), origin.clone(), c.to_string()])
+                .collect(),
+            "errors",
+        ));
+        body.push_str("<h2>Losses</h2>");
+        body.push_str(&table(
+            &["kind", "count", "example call", "where"],
+            self.losses
+                .iter()
+                .map(|(kind, (c, example, at))| {
+                    vec![kind.clone(), c.to_string(), example.clone(), at.clone()]
+                })
+                .collect(),
+            "losses",
+        ));
+        body.push_str("<h2>Latency added by the bridge</h2>");
+        let _ = write!(
+            body,
+            "<p id=\"latency\">{} unary calls: p50 {}, p99 {}, max {} (ms)</p>",
+            self.added_ms.len(),
+            ms(self.percentile(0.5)),
+            ms(self.percentile(0.99)),
+            ms(self.percentile(1.0))
+        );
+        body.push_str("<h2>Every call</h2>");
+        body.push_str(&table(
+            &[
+                "#",
+                "call",
+                "method",
+                "revisions",
+                "bindings",
+                "status",
+                "ms",
+            ],
+            self.call_rows(),
+            "every-call",
+        ));
+        body.push_str(
+            "<div id=\"detail\" hidden><h2 id=\"detail-title\"></h2><div class=\"hops\">\
+             <section><h3>The caller's hop</h3><pre id=\"caller-hop\"></pre></section>\
+             <section><h3>The agent's hop</h3><pre id=\"agent-hop\"></pre></section></div></div>",
+        );
+        // The calls as data for the per-call view; `</` cannot close the script element.
+        let data = serde_json::to_string(&self.kept)
+            .unwrap_or_else(|_| "[]".to_owned())
+            .replace("</", "<\\/");
+        format!(
+            "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+             <title>a2a-bridge report</title><style>{STYLE}</style></head><body>{body}\
+             <script type=\"application/json\" id=\"data\">{data}</script>\
+             <script>{SCRIPT}</script></body></html>\n"
+        )
+    }
+
     /// The summary as tables a person reads.
     #[must_use]
     pub fn to_text(&self, violations: &[String]) -> String {
@@ -328,6 +426,80 @@ impl Summary {
         out
     }
 }
+
+impl Summary {
+    /// A row of the page's list of calls for each kept exchange.
+    fn call_rows(&self) -> Vec<Vec<String>> {
+        self.kept
+            .iter()
+            .enumerate()
+            .map(|(index, e)| {
+                let caller = &e["caller"];
+                let hop = &e["agent"][0];
+                vec![
+                    index.to_string(),
+                    text(&e["id"]),
+                    text(&caller["method"]),
+                    format!(
+                        "{} -> {}",
+                        text(&caller["revision"]),
+                        text(&hop["revision"])
+                    ),
+                    format!("{} -> {}", text(&caller["binding"]), text(&hop["binding"])),
+                    caller["error_code"]
+                        .as_i64()
+                        .map_or_else(|| "ok".to_owned(), |c| format!("error {c}")),
+                    e["duration_ms"].to_string(),
+                ]
+            })
+            .collect()
+    }
+}
+
+/// An HTML table of `rows` under `header`, its text escaped.
+fn table(header: &[&str], rows: Vec<Vec<String>>, id: &str) -> String {
+    use std::fmt::Write as _;
+    let mut out = format!("<table id=\"{id}\"><thead><tr>");
+    for cell in header {
+        let _ = write!(out, "<th>{}</th>", escape(cell));
+    }
+    out.push_str("</tr></thead><tbody>");
+    for row in rows {
+        out.push_str("<tr>");
+        for cell in row {
+            let _ = write!(out, "<td>{}</td>", escape(&cell));
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</tbody></table>");
+    out
+}
+
+fn ms(value: Option<f64>) -> String {
+    value.map_or_else(|| "-".to_owned(), |v| format!("{v:.3}"))
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+const STYLE: &str = "body{font-family:sans-serif;margin:1.5em}table{border-collapse:collapse;\
+margin-bottom:1em}td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}\
+#every-call tbody tr{cursor:pointer}#every-call tbody tr:hover{background:#eef}\
+.hops{display:flex;gap:1em}.hops section{flex:1;min-width:0}\
+pre{background:#f6f6f6;padding:.5em;overflow:auto;max-height:70vh;white-space:pre-wrap}";
+
+/// Opens a call's two hops side by side when its row is clicked.
+const SCRIPT: &str = "const calls=JSON.parse(document.getElementById('data').textContent);\
+document.querySelectorAll('#every-call tbody tr').forEach((row,i)=>row.addEventListener('click',()=>{\
+const call=calls[i];document.getElementById('detail').hidden=false;\
+document.getElementById('detail-title').textContent='Call '+call.id+' ('+(call.caller.method||'-')+')';\
+document.getElementById('caller-hop').textContent=JSON.stringify(call.caller,null,2);\
+document.getElementById('agent-hop').textContent=call.agent.length?JSON.stringify(call.agent,null,2):\
+'(answered by the bridge: no request reached the agent)';}));";
 
 #[cfg(test)]
 mod tests {
