@@ -104,6 +104,25 @@ def test_an_sdk_pair_through_a_recording_bridge_leaves_both_hops_of_every_exchan
     caller_text = json.dumps(stream['caller']['events'])
     agent_text = ''.join(e['body']['text'] for e in stream['agent'][0]['events'])
     assert 'TASK_STATE_COMPLETED' in caller_text and '"state":"completed"' in agent_text.replace(' ', '')
+    # A gRPC caller's call is recorded too, its messages as base64.
+    import asyncio
+
+    import grpc
+    from callers import GrpcCaller
+
+    async def over_grpc() -> None:
+        async with grpc.aio.insecure_channel(bridge.target) as channel:
+            caller = GrpcCaller('1.0', channel)
+            caller.metadata = (*caller.metadata, ('authorization', f'Bearer {SECRET}'))
+            task = await caller.send(f'ask {uuid.uuid4().hex}')
+            assert task.state == 'input-required', task
+
+    asyncio.run(over_grpc())
+    grpc_record = wait_for(lambda: next((r for r in lines(directory) if r['caller'].get('binding') == 'grpc'), None),
+                           'the gRPC call recorded')
+    assert grpc_record['caller']['request']['body']['base64'], grpc_record['caller']
+    assert grpc_record['agent'] and grpc_record['agent'][0]['revision'] == '0.3', grpc_record
+    written = lines(directory)
     # Credentials are nowhere: the caller's bearer token, the push config's token.
     everything = '\n'.join(p.read_text() for p in directory.glob('exchanges-*.jsonl'))
     assert SECRET not in everything
@@ -115,9 +134,18 @@ def test_an_sdk_pair_through_a_recording_bridge_leaves_both_hops_of_every_exchan
 def test_a_burst_with_a_small_queue_writes_or_counts_every_exchange(recording):
     bridge, directory = recording('queue = 1\n')
     calls = 120
+
+    def timed(i: int) -> tuple[dict, float]:
+        started = time.monotonic()
+        answer = send(bridge.peer.url, f'burst {i}')
+        return answer, time.monotonic() - started
+
     with ThreadPoolExecutor(16) as pool:
-        answers = list(pool.map(lambda i: send(bridge.peer.url, f'burst {i}'), range(calls)))
+        results = list(pool.map(timed, range(calls)))
+    answers = [a for a, _ in results]
     assert all('result' in a for a in answers), [a for a in answers if 'result' not in a][:2]
+    # A full queue drops the record, never holds the call: no call waited on the writer.
+    assert max(t for _, t in results) < 2.0, sorted(t for _, t in results)[-5:]
     with httpx.Client(timeout=15) as http:
         for _ in range(5):
             with http.stream('POST', bridge.peer.url, headers=V10, json={
