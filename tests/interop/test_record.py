@@ -308,3 +308,63 @@ def test_the_report_page_loads_in_a_browser_shows_the_calls_and_opens_one(record
         assert 'answered by the bridge' in browser.find_element(By.ID, 'agent-hop').text
     finally:
         browser.quit()
+
+
+def test_files_rotate_by_size_bodies_are_cut_and_configured_headers_redacted(recording):
+    bridge, directory = recording('max_file_size = "4KiB"\nmax_body = "64"\nredact_headers = ["X-Tenant-Secret"]\n')
+    for i in range(12):
+        assert 'result' in send(bridge.peer.url, f'rotate {i} ' + 'x' * 100, {'X-Tenant-Secret': 'hush-hush'})
+    records = wait_for(lambda: (r := [x for x in lines(directory) if x['caller'].get('method') == 'send_message'])
+                       and len(r) == 12 and r, 'every call recorded')
+    files = sorted(directory.glob('exchanges-*.jsonl'))
+    assert len(files) > 1, files
+    assert all(p.stat().st_size <= 4096 or len(p.read_text().splitlines()) == 1 for p in files)
+    body = records[0]['caller']['request']['body']
+    assert body['truncated'] is True and body['length'] > 64 and len(body['text'].encode()) <= 64, body
+    text = ''.join(p.read_text() for p in files)
+    assert 'hush-hush' not in text and '"x-tenant-secret":"[redacted]"' in text.replace(' ', '')
+
+
+def test_a_record_file_that_cannot_grow_costs_the_calls_nothing(agents, logs, tmp_path):
+    """A full disk, as a file-size limit on the bridge (with the signal it would raise ignored,
+    as a full disk raises none): writes fail, the failures are logged and counted, calls go on."""
+    import resource
+    import signal
+    import subprocess
+
+    from conftest import bridge_binary
+
+    directory = tmp_path / 'records'
+    listen, admin = free_port(), free_port()
+    config = tmp_path / 'full.toml'
+    config.write_text(f'listen = "127.0.0.1:{listen}"\nadmin = "127.0.0.1:{admin}"\n'
+                      f'[upstream]\nurl = "{agents["0.3"].url.rstrip("/")}"\n[demo]\nenabled = false\n'
+                      f'[record]\ndir = "{directory}"\n')
+
+    def limited() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (48 * 1024, 48 * 1024))
+
+    err = tmp_path / 'full.err'
+    with err.open('wb') as stderr:
+        process = subprocess.Popen([str(bridge_binary()), '--config', str(config)], stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.DEVNULL, stderr=stderr, preexec_fn=limited)  # noqa: PLW1509
+    try:
+        url = f'http://127.0.0.1:{listen}'
+        wait_for(lambda: process.poll() is None and _ready(admin), 'the bridge ready')
+        for i in range(60):
+            assert 'result' in send(url, f'filling {i} ' + 'y' * 400), i
+        bridge = type('B', (), {'admin': admin})
+        wait_for(lambda: metric(bridge, 'dropped_write') >= 1, 'a failed write counted')
+        assert metric(bridge, 'written') >= 1
+        assert 'could not be recorded' in err.read_text(errors='replace')
+        assert process.poll() is None
+    finally:
+        stop(process)
+
+
+def _ready(admin: int) -> bool:
+    try:
+        return httpx.get(f'http://127.0.0.1:{admin}/readyz', timeout=1).status_code == 200
+    except httpx.HTTPError:
+        return False
