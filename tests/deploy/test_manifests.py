@@ -122,6 +122,11 @@ def test_the_gateway_shares_redis_and_survives_disruptions():
     hpa = one(objects, 'HorizontalPodAutoscaler')
     assert hpa['spec']['scaleTargetRef']['name'] == deployment['metadata']['name']
     assert hpa['spec']['minReplicas'] >= 2
+    # Key files come from a Secret, mounted apart from the configuration (not inside it).
+    (keys,) = [v for v in deployment['spec']['template']['spec']['volumes'] if v['name'] == 'keys']
+    assert keys['secret']['secretName'] == 'a2a-bridge-keys' and keys['secret']['optional'] is True
+    mounts = {m['name']: m['mountPath'] for m in container['volumeMounts']}
+    assert not mounts['keys'].startswith(mounts['config'] + '/'), mounts
     # The credentials variable the file names comes from a Secret of the render.
     variable = config['auth']['bearer_tokens_env']
     (env,) = [e for e in container['env'] if e['name'] == variable]
