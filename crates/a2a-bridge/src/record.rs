@@ -116,7 +116,12 @@ pub struct Recorder {
     worker: Mutex<Option<std::thread::JoinHandle<()>>>,
     outcomes: Family<Vec<(String, String)>, Counter>,
     routes: Vec<String>,
+    max_body: usize,
 }
+
+/// Chunks (answer parts, stream frames, gRPC messages) one hop keeps at most; a stream that
+/// sends more is recorded with its first ones and the number left out.
+const MAX_CHUNKS: usize = 10_000;
 
 impl Recorder {
     /// Starts writing to `settings.dir`; counts each exchange's outcome in `outcomes`.
@@ -136,6 +141,7 @@ impl Recorder {
             worker: Mutex::new(worker),
             outcomes,
             routes: settings.routes.clone(),
+            max_body: settings.max_body,
         })
     }
 
@@ -253,7 +259,8 @@ impl Recording {
                     e.caller.status = Some(full.status().as_u16());
                     e.caller.answer_headers = Some(full.headers().clone());
                     e.caller.info = full.extensions().get::<bridge_app::CallInfo>().copied();
-                    e.caller.chunks.push((e.since(), full.body().clone()));
+                    let at = e.since();
+                    e.caller.keep(at, full.body(), self.recorder.max_body);
                 });
                 InboundResponse::Full(full)
             }
@@ -320,7 +327,7 @@ impl<S> Tapped<S> {
             };
             if let Some(hop) = hop {
                 match item {
-                    Item::Bytes(bytes) => hop.chunks.push((at, bytes)),
+                    Item::Bytes(bytes) => hop.keep(at, &bytes, self.recording.recorder.max_body),
                     Item::Error(error) => hop.error = Some(error),
                 }
             }
@@ -570,6 +577,10 @@ struct Hop {
     answer_headers: Option<HeaderMap>,
     /// The answer's body or chunks, or the caller's frames, each with its time.
     chunks: Vec<(f64, Bytes)>,
+    /// Chunks left out past [`MAX_CHUNKS`].
+    omitted: usize,
+    /// The chunks cut when kept, by index, with their length as they came.
+    cut: Vec<(usize, usize)>,
     streamed: bool,
     error: Option<String>,
     /// gRPC messages: written as base64.
@@ -583,6 +594,23 @@ impl Hop {
             sent_at,
             ..Self::default()
         }
+    }
+
+    /// Keeps a chunk that arrived at `at`: whole when it is at most `max_body` long, else its
+    /// first `max_body` bytes copied out (so a long stream does not hold its buffers) with its
+    /// length noted by [`Writer::body`] from a marker; past [`MAX_CHUNKS`] only counted.
+    fn keep(&mut self, at: f64, bytes: &Bytes, max_body: usize) {
+        if self.chunks.len() >= MAX_CHUNKS {
+            self.omitted += 1;
+            return;
+        }
+        let kept = if bytes.len() > max_body {
+            self.cut.push((self.chunks.len(), bytes.len()));
+            Bytes::copy_from_slice(&bytes[..max_body])
+        } else {
+            bytes.clone()
+        };
+        self.chunks.push((at, kept));
     }
 }
 
@@ -743,10 +771,10 @@ impl Writer {
 
     /// A body as the line keeps it: text (JSON bodies with their secrets redacted), or base64
     /// for binary messages; cut at `max_body` with its length kept.
-    fn body(&self, bytes: &Bytes, binary: bool) -> Value {
+    fn body(&self, bytes: &Bytes, binary: bool, came: Option<usize>) -> Value {
         use base64::Engine as _;
-        let length = bytes.len();
-        let cut = length > self.settings.max_body;
+        let length = came.unwrap_or(bytes.len()).max(bytes.len());
+        let cut = length > self.settings.max_body || length > bytes.len();
         let kept = &bytes[..length.min(self.settings.max_body)];
         let text = if binary {
             json!({ "base64": base64::engine::general_purpose::STANDARD.encode(kept) })
@@ -773,7 +801,7 @@ impl Writer {
                     "method": method,
                     "target": target,
                     "headers": self.headers(&hop.request_headers),
-                    "body": self.body(&hop.request_body, hop.binary),
+                    "body": self.body(&hop.request_body, hop.binary, None),
                 }),
             );
         }
@@ -792,12 +820,19 @@ impl Writer {
         let chunks: Vec<Value> = hop
             .chunks
             .iter()
-            .map(|(at, bytes)| json!({ "at_ms": round(*at), "body": self.body(bytes, hop.binary) }))
+            .enumerate()
+            .map(|(index, (at, bytes))| {
+                let came = hop.cut.iter().find(|(i, _)| *i == index).map(|(_, n)| *n);
+                json!({ "at_ms": round(*at), "body": self.body(bytes, hop.binary, came) })
+            })
             .collect();
         out.insert(
             if hop.streamed { "events" } else { "answer" }.to_owned(),
             Value::Array(chunks),
         );
+        if hop.omitted > 0 {
+            out.insert("omitted".to_owned(), json!(hop.omitted));
+        }
         if let Some(error) = &hop.error {
             out.insert("error".to_owned(), Value::String(error.clone()));
         }
@@ -906,6 +941,19 @@ fn redact_text(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hop_keeps_long_chunks_cut_and_counts_what_is_past_its_cap() {
+        let mut hop = Hop::default();
+        hop.keep(1.0, &Bytes::from_static(b"short"), 8);
+        hop.keep(2.0, &Bytes::from_static(b"much longer than eight"), 8);
+        assert_eq!(hop.chunks[1].1.as_ref(), b"much lon");
+        assert_eq!(hop.cut, [(1, 22)]);
+        for _ in 0..MAX_CHUNKS {
+            hop.keep(3.0, &Bytes::from_static(b"x"), 8);
+        }
+        assert_eq!((hop.chunks.len(), hop.omitted), (MAX_CHUNKS, 2));
+    }
 
     #[test]
     fn secrets_in_bodies_and_frames_are_redacted() {
