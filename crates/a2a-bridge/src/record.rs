@@ -344,7 +344,12 @@ impl Stream for Tapped<FrameStream> {
     type Item = Bytes;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
-        let next = self.inner.as_mut().poll_next(cx);
+        // The stream is polled by the server, after the call's task-local scope: what its
+        // events tell the agent's ports and the observer (a loss in an event's translation)
+        // belongs to this exchange all the same.
+        let this = &mut *self;
+        let recording = Arc::clone(&this.recording);
+        let next = CURRENT.sync_scope(recording, || this.inner.as_mut().poll_next(cx));
         if let Poll::Ready(Some(frame)) = &next {
             self.note(Item::Bytes(frame.clone()));
         }
