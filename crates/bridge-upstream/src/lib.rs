@@ -1,19 +1,21 @@
 //! The outbound HTTP client of a2a-bridge: [`HyperUpstream`] implements the application's
-//! [`Upstream`] port with hyper-util's pooled HTTP/1.1 client over rustls;
+//! [`Upstream`] port with hyper's HTTP/1.1 connections over rustls, pooled per worker and driven
+//! by the request's own task ([`pool`]);
 //! [`push::ReqwestPusher`] implements the push port (deliveries to subscribers' webhooks,
 //! guarded, with reqwest).
 //!
-//! # Why hyper-util's client, not reqwest, on the data path
+//! # Why hyper's connections, not reqwest or hyper-util's client, on the data path
 //!
 //! reqwest parses the URL again on every request (its redirect layer and its pending request
 //! each build a `Url`, IDNA processing included), clones its connector and client per request
-//! and wraps each exchange in tower layers the bridge does not use. Under load that was the
-//! largest user-space cost of a call after the allocator (docs/benchmarks.md). The pooled client
-//! of hyper-util sends to a `http::Uri` parsed once per route and does none of it. What a
-//! browser-like client would add is absent by construction: no redirect is followed (a 3xx goes
-//! back to the application as it is, so an agent or its DNS cannot point the bridge elsewhere),
-//! no proxy is read from the environment, and nothing is decompressed (the body size caps the
-//! application enforces are on the wire bytes).
+//! and wraps each exchange in tower layers the bridge does not use. hyper-util's pooled client
+//! drives each connection from a task of its own, so a request and each chunk of its answer
+//! cross between two tasks ([`pool`] says what that costs and how the bridge avoids it). The
+//! bridge sends to a `http::Uri` parsed once per route over connections its request polls
+//! itself. What a browser-like client would add is absent by construction: no redirect is
+//! followed (a 3xx goes back to the application as it is, so an agent or its DNS cannot point
+//! the bridge elsewhere), no proxy is read from the environment, and nothing is decompressed
+//! (the body size caps the application enforces are on the wire bytes).
 //!
 //! # Why deadlines are applied here
 //!
@@ -41,17 +43,18 @@
 //!
 //! # Why one client per upstream setting
 //!
-//! A client owns its connection pool. Building it once and reusing it (across configuration
+//! A client owns its connection pools. Building it once and reusing it (across configuration
 //! reloads too, while [`ClientSettings`] are unchanged) keeps connections to the agent warm.
 //!
 //! # Why one pool per worker
 //!
 //! The binary serves the data path on one single-threaded runtime per core ([`worker`]). A
-//! pooled connection is driven by a task on the runtime that opened it, so a request from one
-//! worker over another worker's connection would cross threads twice. [`ClientSettings::pools`]
-//! clients are built, and one more for threads that are no worker; each request takes the one
-//! of the thread it runs on.
+//! connection's socket is registered with the runtime that opened it, so a request from one
+//! worker over another worker's connection would be woken through another thread.
+//! [`ClientSettings::pools`] pools are built, and one more for threads that are no worker;
+//! each request takes the one of the thread it runs on.
 
+mod pool;
 pub mod push;
 pub mod worker;
 
@@ -63,9 +66,8 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use arc_swap::ArcSwapOption;
-use http_body_util::{BodyDataStream, Full};
+use http_body_util::Full;
 use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::{TokioExecutor, TokioTimer};
 use rustls::pki_types::pem::PemObject as _;
 
 use bridge_app::upstream::{
@@ -133,14 +135,12 @@ pub enum BuildError {
     Client(String),
 }
 
-type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
-type Client = hyper_util::client::legacy::Client<Connector, Full<Bytes>>;
-
-/// The hyper-util adapter of the [`Upstream`] port.
+/// The hyper adapter of the [`Upstream`] port.
 #[derive(Clone)]
 pub struct HyperUpstream {
-    /// One per worker, each with its own pool, and one for every other thread.
-    clients: Vec<Client>,
+    /// One per worker, and one for every other thread.
+    pools: Vec<Arc<pool::Pool>>,
+    connector: pool::Connector,
     settings: ClientSettings,
     /// The URL the last request named, parsed (see the module docs).
     last_url: Arc<ArcSwapOption<ParsedUrl>>,
@@ -149,17 +149,21 @@ pub struct HyperUpstream {
 impl std::fmt::Debug for HyperUpstream {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HyperUpstream")
-            .field("pools", &self.clients.len())
+            .field("pools", &self.pools.len())
             .field("settings", &self.settings)
             .finish_non_exhaustive()
     }
 }
 
-/// A URL string and its parsed form.
+/// A URL string and what a request to it needs: the URL, the request line's target (origin
+/// form), the `Host` header and the pool key.
 #[derive(Debug)]
 struct ParsedUrl {
     text: String,
     url: http::Uri,
+    origin: http::Uri,
+    host: http::HeaderValue,
+    key: pool::Key,
 }
 
 /// The roots a connection to an agent trusts: the system's store, the bundled Mozilla roots,
@@ -213,29 +217,22 @@ impl HyperUpstream {
             .map_err(|error| BuildError::Client(error.to_string()))?
             .with_root_certificates(roots(settings.extra_ca_file.as_ref())?)
             .with_no_client_auth();
+        let mut http = HttpConnector::new();
+        http.enforce_http(false);
+        http.set_nodelay(true);
+        http.set_connect_timeout(Some(settings.connect_timeout));
+        let connector = hyper_rustls::HttpsConnectorBuilder::new()
+            .with_tls_config(tls)
+            .https_or_http()
+            .enable_http1()
+            .wrap_connector(http);
         // With workers: one pool each, and one for every other thread.
-        let count = settings.pools + 1;
-        let mut clients = Vec::with_capacity(count);
-        for _ in 0..count {
-            let mut http = HttpConnector::new();
-            http.enforce_http(false);
-            http.set_nodelay(true);
-            http.set_connect_timeout(Some(settings.connect_timeout));
-            let connector = hyper_rustls::HttpsConnectorBuilder::new()
-                .with_tls_config(tls.clone())
-                .https_or_http()
-                .enable_http1()
-                .wrap_connector(http);
-            clients.push(
-                hyper_util::client::legacy::Client::builder(TokioExecutor::new())
-                    .pool_idle_timeout(settings.pool_idle_timeout)
-                    .pool_timer(TokioTimer::new())
-                    .timer(TokioTimer::new())
-                    .build(connector),
-            );
-        }
+        let pools = (0..=settings.pools)
+            .map(|_| pool::Pool::new(settings.pool_idle_timeout))
+            .collect();
         Ok(Self {
-            clients,
+            pools,
+            connector,
             settings,
             last_url: Arc::new(ArcSwapOption::empty()),
         })
@@ -249,37 +246,31 @@ impl HyperUpstream {
     }
 
     /// `text` parsed, from the last request's URL when it names the same one.
-    fn url(&self, text: &str) -> Result<http::Uri, UpstreamError> {
-        if let Some(last) = self.last_url.load().as_deref()
+    fn url(&self, text: &str) -> Result<Arc<ParsedUrl>, UpstreamError> {
+        if let Some(last) = self.last_url.load_full()
             && last.text == text
         {
-            return Ok(last.url.clone());
+            return Ok(last);
         }
-        let url: http::Uri = text
-            .parse()
-            .map_err(|error| UpstreamError::Request(format!("{text}: {error}")))?;
-        if !matches!(url.scheme_str(), Some("http" | "https")) || url.host().is_none() {
-            return Err(UpstreamError::Request(format!(
-                "{text}: not an http:// or https:// URL"
-            )));
-        }
-        self.last_url.store(Some(Arc::new(ParsedUrl {
-            text: text.to_owned(),
-            url: url.clone(),
-        })));
-        Ok(url)
+        let parsed = Arc::new(ParsedUrl::new(text)?);
+        self.last_url.store(Some(Arc::clone(&parsed)));
+        Ok(parsed)
     }
 
     async fn exchange(
-        client: Client,
-        url: Result<http::Uri, UpstreamError>,
+        route: pool::Route<'_>,
+        url: Result<Arc<ParsedUrl>, UpstreamError>,
         request: UpstreamRequest,
     ) -> Result<UpstreamResponse, UpstreamError> {
         let url = url?;
         let mut built = http::Request::new(Full::new(request.body));
         *built.method_mut() = request.method;
-        *built.uri_mut() = url;
+        *built.uri_mut() = url.origin.clone();
         *built.headers_mut() = request.headers;
+        built
+            .headers_mut()
+            .entry(http::header::HOST)
+            .or_insert_with(|| url.host.clone());
 
         let (head_deadline, body_timer) = match request.deadline {
             Deadline::Total(total) => {
@@ -289,13 +280,13 @@ impl HyperUpstream {
             Deadline::Stream { head, idle } => (Instant::now() + head, BodyTimer::Idle(idle)),
         };
 
-        let response = tokio::time::timeout_at(head_deadline, client.request(built))
+        let sent = pool::send(route, url.key.clone(), &url.url, built);
+        let (parts, body) = tokio::time::timeout_at(head_deadline, sent)
             .await
-            .map_err(|_| UpstreamError::Timeout("no response head before the deadline".to_owned()))?
-            .map_err(|error| classify(&error))?;
-
-        let (parts, body) = response.into_parts();
-        let body: ByteStream = Box::pin(Timed::new(BodyDataStream::new(body), body_timer));
+            .map_err(|_| {
+                UpstreamError::Timeout("no response head before the deadline".to_owned())
+            })??;
+        let body: ByteStream = Box::pin(Timed::new(body, body_timer));
         Ok(UpstreamResponse {
             status: parts.status,
             headers: parts.headers,
@@ -310,9 +301,18 @@ impl Upstream for HyperUpstream {
         request: UpstreamRequest,
     ) -> BoxFuture<'static, Result<UpstreamResponse, UpstreamError>> {
         let url = self.url(&request.url);
-        let last = self.clients.len() - 1;
-        let client = &self.clients[worker::current().map_or(last, |index| index.min(last))];
-        Box::pin(Self::exchange(client.clone(), url, request))
+        let last = self.pools.len() - 1;
+        let pool = Arc::clone(&self.pools[worker::current().map_or(last, |index| index.min(last))]);
+        let connector = self.connector.clone();
+        let connect_timeout = self.settings.connect_timeout;
+        Box::pin(async move {
+            let route = pool::Route {
+                pool: &pool,
+                connector: &connector,
+                connect_timeout,
+            };
+            Self::exchange(route, url, request).await
+        })
     }
 
     fn wait(&self, period: std::time::Duration) -> BoxFuture<'static, ()> {
@@ -361,7 +361,7 @@ impl<S> Timed<S> {
 
 impl<S> Stream for Timed<S>
 where
-    S: Stream<Item = Result<Bytes, hyper::Error>>,
+    S: Stream<Item = Result<Bytes, UpstreamError>>,
 {
     type Item = Result<Bytes, UpstreamError>;
 
@@ -380,7 +380,7 @@ where
             }
             Poll::Ready(Some(Err(error))) => {
                 this.body = None;
-                return Poll::Ready(Some(Err(UpstreamError::Transport(describe(&error)))));
+                return Poll::Ready(Some(Err(error)));
             }
             Poll::Ready(None) => {
                 this.body = None;
@@ -410,21 +410,9 @@ where
     }
 }
 
-/// Sorts a client error into the port's classes: the application picks the caller's error by
-/// class (unreachable agent, broken exchange).
-fn classify(error: &hyper_util::client::legacy::Error) -> UpstreamError {
-    let message = describe(error);
-    // A connect timeout is a connect error: no byte reached the agent, so it is unreachable.
-    if error.is_connect() {
-        UpstreamError::Connect(message)
-    } else {
-        UpstreamError::Transport(message)
-    }
-}
-
 /// The error and its sources, joined: the client's own message is only the outermost layer
 /// ("client error (Connect)"), and the cause a log reader needs is further down.
-fn describe(error: &dyn std::error::Error) -> String {
+pub(crate) fn describe(error: &dyn std::error::Error) -> String {
     let mut message = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {
@@ -436,4 +424,35 @@ fn describe(error: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     message
+}
+
+impl ParsedUrl {
+    fn new(text: &str) -> Result<Self, UpstreamError> {
+        let url: http::Uri = text
+            .parse()
+            .map_err(|error| UpstreamError::Request(format!("{text}: {error}")))?;
+        let not_http = || UpstreamError::Request(format!("{text}: not an http:// or https:// URL"));
+        let (Some(scheme @ ("http" | "https")), Some(host)) = (url.scheme_str(), url.host()) else {
+            return Err(not_http());
+        };
+        let default_port = if scheme == "https" { 443 } else { 80 };
+        let host = match url.port_u16() {
+            Some(port) if port != default_port => format!("{host}:{port}"),
+            _ => host.to_owned(),
+        };
+        let host = http::HeaderValue::from_str(&host)
+            .map_err(|error| UpstreamError::Request(format!("{text}: {error}")))?;
+        let origin = url.path_and_query().map_or_else(
+            || http::Uri::from_static("/"),
+            |path| http::Uri::from(path.clone()),
+        );
+        let key = pool::Key::of(&url).ok_or_else(not_http)?;
+        Ok(Self {
+            text: text.to_owned(),
+            url,
+            origin,
+            host,
+            key,
+        })
+    }
 }

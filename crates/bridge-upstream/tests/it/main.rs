@@ -518,3 +518,192 @@ async fn a_connection_idle_past_the_default_pool_timeout_is_not_reused() {
         "idle one dropped"
     );
 }
+
+/// A raw HTTP/1 agent: answers each request on a connection with `answer(n)` (n counts the
+/// requests of that connection from 0) and closes the connection after it when `close(n)`;
+/// counts connections and keeps each request head it read.
+async fn start_raw_agent(
+    answer: fn(usize) -> &'static str,
+    close: fn(usize) -> bool,
+) -> (
+    SocketAddr,
+    std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+) {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let accepted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let heads = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (count, seen) = (
+        std::sync::Arc::clone(&accepted),
+        std::sync::Arc::clone(&heads),
+    );
+    tokio::spawn(async move {
+        loop {
+            let (mut stream, _) = listener.accept().await.unwrap();
+            count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let seen = std::sync::Arc::clone(&seen);
+            tokio::spawn(async move {
+                let mut buffer = Vec::new();
+                for n in 0.. {
+                    // Requests without a body: a head ends at the blank line.
+                    let end = loop {
+                        if let Some(end) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
+                            break end + 4;
+                        }
+                        let mut chunk = [0_u8; 1024];
+                        match stream.read(&mut chunk).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(read) => buffer.extend_from_slice(&chunk[..read]),
+                        }
+                    };
+                    let head: Vec<u8> = buffer.drain(..end).collect();
+                    seen.lock().unwrap().push(String::from_utf8(head).unwrap());
+                    if stream.write_all(answer(n).as_bytes()).await.is_err() {
+                        return;
+                    }
+                    if close(n) {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (addr, accepted, heads)
+}
+
+const OK_BODY: &str = "HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok";
+
+#[tokio::test]
+async fn a_pooled_connection_the_agent_closed_while_idle_is_replaced_not_used() {
+    let (addr, accepted, heads) = start_raw_agent(|_| OK_BODY, |_| true).await;
+    let upstream = upstream();
+    for _ in 0..3 {
+        let response = upstream
+            .send(get(format!("http://{addr}/x?y=1"), UNARY))
+            .await
+            .unwrap();
+        assert_eq!(response.status, 200);
+        let body = collect(response).await;
+        assert_eq!(body.len(), 1);
+        assert_eq!(body[0].as_ref().unwrap(), &Bytes::from_static(b"ok"));
+        // Let the agent's close arrive before the next request.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 3);
+    // The request line is in origin form and the host is named.
+    let heads = heads.lock().unwrap();
+    assert!(
+        heads[0].starts_with("GET /x?y=1 HTTP/1.1\r\n"),
+        "{:?}",
+        heads[0]
+    );
+    assert!(
+        heads[0]
+            .to_lowercase()
+            .contains(&format!("host: {addr}\r\n")),
+        "{:?}",
+        heads[0]
+    );
+}
+
+#[tokio::test]
+async fn a_connection_the_agent_asked_to_close_is_not_reused() {
+    let (addr, accepted, _) = start_raw_agent(
+        |_| "HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 2\r\n\r\nok",
+        |_| false,
+    )
+    .await;
+    let upstream = upstream();
+    for _ in 0..2 {
+        let response = upstream
+            .send(get(format!("http://{addr}/"), UNARY))
+            .await
+            .unwrap();
+        assert_eq!(collect(response).await.len(), 1);
+    }
+    assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn a_body_dropped_before_its_end_closes_its_connection() {
+    let addr = start_agent().await;
+    let (counted, accepted) = start_counting_agent().await;
+    let upstream = upstream();
+    // A stream left after its first chunk: the agent's connection must not be reused.
+    let response = upstream
+        .send(get(format!("http://{addr}/chunks"), UNARY))
+        .await
+        .unwrap();
+    let mut body = response.body;
+    assert!(body.next().await.unwrap().is_ok());
+    drop(body);
+    // On the counting agent: a body read to its end gives its connection back, one dropped
+    // early does not.
+    let whole = upstream
+        .send(get(format!("http://{counted}/"), UNARY))
+        .await
+        .unwrap();
+    collect(whole).await;
+    let partial = upstream
+        .send(get(format!("http://{counted}/"), UNARY))
+        .await
+        .unwrap();
+    drop(partial);
+    let last = upstream
+        .send(get(format!("http://{counted}/"), UNARY))
+        .await
+        .unwrap();
+    collect(last).await;
+    assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn a_truncated_body_is_an_error_not_a_short_answer() {
+    let (addr, _, _) = start_raw_agent(
+        |_| "HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nshort",
+        |_| true,
+    )
+    .await;
+    let response = upstream()
+        .send(get(format!("http://{addr}/"), UNARY))
+        .await
+        .unwrap();
+    let body = collect(response).await;
+    assert!(
+        matches!(body.last(), Some(Err(UpstreamError::Transport(_)))),
+        "{body:?}"
+    );
+}
+
+#[tokio::test]
+async fn an_idle_connection_is_let_go_after_the_idle_timeout_without_another_request() {
+    let (addr, _, _) = start_raw_agent(|_| OK_BODY, |_| false).await;
+    let upstream = HyperUpstream::new(ClientSettings {
+        pool_idle_timeout: Duration::from_millis(200),
+        ..ClientSettings::default()
+    })
+    .unwrap();
+    let response = upstream
+        .send(get(format!("http://{addr}/"), UNARY))
+        .await
+        .unwrap();
+    collect(response).await;
+    let open = || {
+        std::fs::read_to_string("/proc/net/tcp")
+            .unwrap()
+            .lines()
+            .filter(|line| {
+                // Local address column: the agent's port, in hex, on an established socket.
+                let fields: Vec<&str> = line.split_whitespace().collect();
+                fields.len() > 3
+                    && fields[1].ends_with(&format!(":{:04X}", addr.port()))
+                    && fields[3] == "01"
+            })
+            .count()
+    };
+    assert_eq!(open(), 1, "the agent's side of the pooled connection");
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(open(), 0, "the sweeper closed it");
+}
