@@ -501,9 +501,14 @@ impl Gateway {
         });
         let served: BoxFuture<'static, InboundResponse> = Box::pin(async move {
             let started = tokio::time::Instant::now();
-            let mut response = bridge_grpc::serve(bridge, call)
-                .instrument(span.clone())
-                .await;
+            // Instrumenting moves the future into a wrapper: only when the span records.
+            let mut response = if span.is_disabled() {
+                bridge_grpc::serve(bridge, call).await
+            } else {
+                bridge_grpc::serve(bridge, call)
+                    .instrument(span.clone())
+                    .await
+            };
             let (status, info) = answered(&mut response, request_id);
             record_answer(
                 &span,
@@ -587,9 +592,14 @@ impl Gateway {
             .map(|recorder| recorder.begin(&route.name, &request_id, &request));
         let served: BoxFuture<'static, InboundResponse> = Box::pin(async move {
             let started = tokio::time::Instant::now();
-            let mut response = bridge_http::handle(Arc::clone(&bridge), request)
-                .instrument(span.clone())
-                .await;
+            // Instrumenting moves the future into a wrapper: only when the span records.
+            let mut response = if span.is_disabled() {
+                bridge_http::handle(Arc::clone(&bridge), request).await
+            } else {
+                bridge_http::handle(Arc::clone(&bridge), request)
+                    .instrument(span.clone())
+                    .await
+            };
             let (status, info) = answered(&mut response, request_id);
             record_answer(
                 &span,

@@ -62,10 +62,11 @@ pub fn invalid_params(
 }
 
 /// Sends a unary call through the call's agent form; an answer that names no task or message
-/// where it must is the agent's invalid response.
+/// where it must is the agent's invalid response. Under a CLIENT span, the span's trace context
+/// goes to the agent in place of the caller's, which `context` gets back after the call.
 pub(crate) async fn forward(
     bridge: &Bridge,
-    context: &Context,
+    context: &mut Context,
     call: Call,
 ) -> (Result<Reply, RpcError>, HeaderMap) {
     let method = call.method();
@@ -79,9 +80,10 @@ pub(crate) async fn forward(
     let (outcome, headers) = match client {
         None => context.agent.unary(&bridge.ports, context, call).await,
         Some(mut client) => {
-            let mut traced = context.clone();
-            client.inject(&mut traced.caller_headers);
-            let answered = Box::pin(traced.agent.unary(&bridge.ports, &traced, call)).await;
+            let caller_trace = crate::telemetry::take_trace(&mut context.caller_headers);
+            client.inject(&mut context.caller_headers);
+            let answered = Box::pin(context.agent.unary(&bridge.ports, context, call)).await;
+            crate::telemetry::restore_trace(&mut context.caller_headers, caller_trace);
             match &answered.0 {
                 Ok(reply) => crate::telemetry::record_reply(client.as_mut(), reply),
                 Err(error) => client.fail(error.code.class_name()),
@@ -102,7 +104,9 @@ pub(crate) async fn forward(
 
 /// The CLIENT span's attributes: the agent's side of the call.
 pub(crate) fn client_attributes(context: &Context) -> crate::telemetry::Attrs {
-    vec![
+    // Room for the outcome's attributes, so recording them never grows the list.
+    let mut attributes = Vec::with_capacity(10);
+    attributes.extend([
         (
             "a2a.method.name",
             crate::telemetry::method_name(context.method).into(),
@@ -116,7 +120,8 @@ pub(crate) fn client_attributes(context: &Context) -> crate::telemetry::Attrs {
             "a2a_bridge.agent.url",
             context.call_url.as_str().to_owned().into(),
         ),
-    ]
+    ]);
+    attributes
 }
 
 /// `call` as the agent receives it: toward a 1.0 agent, with exactly the tenant the agent's
@@ -147,7 +152,7 @@ pub(crate) async fn read_task(
     });
     let mut lookup = context.clone();
     lookup.method = Method::GetTask;
-    match forward(bridge, &lookup, call).await.0? {
+    match forward(bridge, &mut lookup, call).await.0? {
         Reply::Task(task) => Ok(task),
         other => Err(invalid(format!(
             "the upstream answered tasks/get with {other:?} instead of a task"

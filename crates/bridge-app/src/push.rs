@@ -230,7 +230,7 @@ pub(crate) async fn secret_for(
     });
     let mut lookup = context.clone();
     lookup.method = bridge_ir::Method::ListPushConfigs;
-    match forward(bridge, &lookup, call).await.0 {
+    match forward(bridge, &mut lookup, call).await.0 {
         Ok(Reply::PushConfigs(list)) => list
             .configs
             .iter()

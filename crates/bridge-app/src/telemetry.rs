@@ -12,7 +12,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use bridge_ir::{Method, Reply, SendResult, StreamEvent, TaskState};
+use bridge_ir::{Method, Reply, Revision, SendResult, StreamEvent, TaskState};
 use http::HeaderMap;
 
 /// An attribute value.
@@ -65,7 +65,12 @@ pub type Attrs = Vec<(&'static str, Attr)>;
 /// Starts the spans of calls.
 pub trait Telemetry: Send + Sync + std::fmt::Debug {
     /// The SERVER span of a call named `name`, its parent the trace context in `headers`.
-    fn serve(&self, name: &str, headers: &HeaderMap, attributes: Attrs) -> Box<dyn CallSpan>;
+    fn serve(
+        &self,
+        name: &'static str,
+        headers: &HeaderMap,
+        attributes: Attrs,
+    ) -> Box<dyn CallSpan>;
 
     /// The PRODUCER span of a push delivery the bridge sends a subscriber: a trace of its own,
     /// linked to the call that registered the subscriber's config (its `traceparent`, if known).
@@ -92,7 +97,7 @@ pub trait CallSpan: Send + Sync + std::fmt::Debug {
     fn event(&mut self, name: &'static str, attributes: Attrs);
 
     /// A CLIENT span named `name`, child of this one.
-    fn client(&self, name: &str, attributes: Attrs) -> Box<dyn CallSpan>;
+    fn client(&self, name: &'static str, attributes: Attrs) -> Box<dyn CallSpan>;
 
     /// Writes this span's context into `headers` as W3C trace context, replacing any there.
     fn inject(&self, headers: &mut HeaderMap);
@@ -126,7 +131,7 @@ impl SharedSpan {
 
     /// A CLIENT span, child of this one, while it is open.
     #[must_use]
-    pub fn client(&self, name: &str, attributes: Attrs) -> Option<Box<dyn CallSpan>> {
+    pub fn client(&self, name: &'static str, attributes: Attrs) -> Option<Box<dyn CallSpan>> {
         self.0
             .lock()
             .ok()
@@ -165,6 +170,50 @@ pub const fn method_name(method: Method) -> &'static str {
         Method::ListPushConfigs => "ListTaskPushNotificationConfigs",
         Method::DeletePushConfig => "DeleteTaskPushNotificationConfig",
         Method::GetExtendedCard => "GetExtendedAgentCard",
+    }
+}
+
+/// `caller->agent`, the revisions of a call's two sides.
+#[must_use]
+pub const fn direction(caller: Revision, agent: Revision) -> &'static str {
+    match (caller, agent) {
+        (Revision::V0_3, Revision::V0_3) => "0.3->0.3",
+        (Revision::V0_3, Revision::V1_0) => "0.3->1.0",
+        (Revision::V1_0, Revision::V0_3) => "1.0->0.3",
+        (Revision::V1_0, Revision::V1_0) => "1.0->1.0",
+    }
+}
+
+/// The caller's trace context headers, taken out of `headers` while a CLIENT span's stand in
+/// for them toward the agent.
+#[derive(Debug, Default)]
+pub struct CallerTrace {
+    traceparent: Option<http::HeaderValue>,
+    tracestate: Vec<http::HeaderValue>,
+}
+
+/// Takes the trace context headers out of `headers`.
+pub fn take_trace(headers: &mut HeaderMap) -> CallerTrace {
+    let traceparent = headers.remove("traceparent");
+    let tracestate = match headers.entry("tracestate") {
+        http::header::Entry::Occupied(entry) => entry.remove_entry_mult().1.collect(),
+        http::header::Entry::Vacant(_) => Vec::new(),
+    };
+    CallerTrace {
+        traceparent,
+        tracestate,
+    }
+}
+
+/// Puts the caller's trace context back in `headers`, in place of what stood in for it.
+pub fn restore_trace(headers: &mut HeaderMap, trace: CallerTrace) {
+    headers.remove("traceparent");
+    headers.remove("tracestate");
+    if let Some(traceparent) = trace.traceparent {
+        headers.insert("traceparent", traceparent);
+    }
+    for state in trace.tracestate {
+        headers.append("tracestate", state);
     }
 }
 
@@ -229,6 +278,40 @@ pub fn record_event(span: &mut dyn CallSpan, event: &StreamEvent) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_direction_names_its_two_revisions() {
+        for caller in Revision::ALL {
+            for agent in Revision::ALL {
+                assert_eq!(
+                    direction(caller, agent),
+                    format!("{}->{}", caller.as_str(), agent.as_str())
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_callers_trace_context_comes_back_after_a_client_span_stood_in_for_it() {
+        let mut headers = HeaderMap::new();
+        headers.insert("traceparent", http::HeaderValue::from_static("00-a-b-01"));
+        headers.append("tracestate", http::HeaderValue::from_static("x=1"));
+        headers.append("tracestate", http::HeaderValue::from_static("y=2"));
+        headers.insert("x-other", http::HeaderValue::from_static("kept"));
+        let before = headers.clone();
+        let taken = take_trace(&mut headers);
+        assert!(headers.get("traceparent").is_none() && headers.get("tracestate").is_none());
+        headers.insert("traceparent", http::HeaderValue::from_static("00-c-d-01"));
+        headers.insert("tracestate", http::HeaderValue::from_static("z=3"));
+        restore_trace(&mut headers, taken);
+        assert_eq!(headers, before);
+        // A caller without trace context gets none back.
+        let mut bare = HeaderMap::new();
+        let taken = take_trace(&mut bare);
+        bare.insert("traceparent", http::HeaderValue::from_static("00-c-d-01"));
+        restore_trace(&mut bare, taken);
+        assert!(bare.is_empty());
+    }
 
     #[test]
     fn every_method_has_its_1_0_name_and_every_state_its_proto_name() {

@@ -135,7 +135,13 @@ impl OtelTelemetry {
 
     /// A span starting now under `parent` (another process's span), sampled as the sampler
     /// says for it.
-    fn begin(&self, name: &str, kind: Kind, parent: Option<Identity>, attributes: Attrs) -> Span {
+    fn begin(
+        &self,
+        name: &'static str,
+        kind: Kind,
+        parent: Option<Identity>,
+        attributes: Attrs,
+    ) -> Span {
         let inner = &self.inner;
         let trace_id = parent
             .as_ref()
@@ -160,7 +166,7 @@ impl OtelTelemetry {
                 },
                 parent: parent_id,
                 parent_remote: parent_id.is_some(),
-                name: name.to_owned(),
+                name,
                 kind,
                 start: now(),
                 attributes: if sampled { attributes } else { Vec::new() },
@@ -265,7 +271,12 @@ impl Telemetry for OtelTelemetry {
         Box::new(span)
     }
 
-    fn serve(&self, name: &str, headers: &HeaderMap, attributes: Attrs) -> Box<dyn CallSpan> {
+    fn serve(
+        &self,
+        name: &'static str,
+        headers: &HeaderMap,
+        attributes: Attrs,
+    ) -> Box<dyn CallSpan> {
         Box::new(self.begin(name, Kind::Server, caller_context(headers), attributes))
     }
 }
@@ -310,7 +321,7 @@ impl CallSpan for Span {
         }
     }
 
-    fn client(&self, name: &str, attributes: Attrs) -> Box<dyn CallSpan> {
+    fn client(&self, name: &'static str, attributes: Attrs) -> Box<dyn CallSpan> {
         // A child shares its parent's trace, trace state and sampling: the parent-based
         // decision, and the same one a ratio over the trace id makes.
         let parent = &self.record.identity;
@@ -326,7 +337,7 @@ impl CallSpan for Span {
                     trace_state: parent.trace_state.clone(),
                 },
                 parent: Some(parent.span_id),
-                name: name.to_owned(),
+                name,
                 kind: Kind::Client,
                 start: now(),
                 attributes: if self.sampled { attributes } else { Vec::new() },

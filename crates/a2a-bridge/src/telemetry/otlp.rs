@@ -47,7 +47,7 @@ pub struct Record {
     pub parent: Option<[u8; 8]>,
     /// Whether the parent came from another process (the caller's `traceparent`).
     pub parent_remote: bool,
-    pub name: String,
+    pub name: &'static str,
     pub kind: Kind,
     /// Nanoseconds since the Unix epoch.
     pub start: u64,
@@ -187,7 +187,7 @@ fn span_len(record: &Record) -> usize {
         + delimited_len(2, 8)
         + string_len(3, &record.identity.trace_state)
         + record.parent.map_or(0, |_| delimited_len(4, 8))
-        + string_len(5, &record.name)
+        + string_len(5, record.name)
         + key_len(6)
         + encoded_len_varint(record.kind as u64)
         + 2 * (key_len(7) + 8)
@@ -220,7 +220,7 @@ fn put_span(out: &mut Vec<u8>, record: &Record, len: usize) {
     if let Some(parent) = &record.parent {
         put_bytes(out, 4, parent);
     }
-    put_string(out, 5, &record.name);
+    put_string(out, 5, record.name);
     put_varint(out, 6, record.kind as u64);
     put_fixed64(out, 7, record.start);
     put_fixed64(out, 8, record.end);
@@ -310,7 +310,7 @@ mod tests {
             },
             parent: Some([0x00, 0xf0, 0x67, 0xaa, 0x0b, 0xa9, 0x02, 0xb7]),
             parent_remote: true,
-            name: "SendMessage".into(),
+            name: "SendMessage",
             kind: Kind::Server,
             start: 1_700_000_000_000_000_000,
             end: 1_700_000_000_000_250_000,

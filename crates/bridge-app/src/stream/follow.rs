@@ -34,7 +34,10 @@ impl Translator {
             tenant: None,
         });
         Some(
-            match crate::agent::forward(&self.bridge, &lookup, call).await.0 {
+            match crate::agent::forward(&self.bridge, &mut lookup, call)
+                .await
+                .0
+            {
                 Ok(Reply::Task(task)) => Ok(task),
                 Ok(other) => Err(RpcError::new(
                     ErrorCode::InvalidAgentResponse,

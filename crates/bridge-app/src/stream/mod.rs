@@ -69,7 +69,7 @@ use translate::Translator;
 /// JSON-RPC error when the call is refused before any event.
 pub(crate) async fn open(
     bridge: &Arc<Bridge>,
-    context: Context,
+    mut context: Context,
     call: Call,
     snapshot: Option<Task>,
     push: Option<TaskPushConfig>,
@@ -103,9 +103,11 @@ pub(crate) async fn open(
     let opened = match &client {
         None => context.agent.open(&bridge.ports, &context, call).await,
         Some(client) => {
-            let mut traced = context.clone();
-            client.inject(&mut traced.caller_headers);
-            Box::pin(traced.agent.open(&bridge.ports, &traced, call)).await
+            let caller_trace = crate::telemetry::take_trace(&mut context.caller_headers);
+            client.inject(&mut context.caller_headers);
+            let opened = Box::pin(context.agent.open(&bridge.ports, &context, call)).await;
+            crate::telemetry::restore_trace(&mut context.caller_headers, caller_trace);
+            opened
         }
     };
     let client = client.map(crate::telemetry::SharedSpan::new);

@@ -137,7 +137,9 @@ async fn exchange(
         let stream = TcpStream::connect(args.upstream)
             .await
             .map_err(|error| error.to_string())?;
-        stream.set_nodelay(true).map_err(|error| error.to_string())?;
+        stream
+            .set_nodelay(true)
+            .map_err(|error| error.to_string())?;
         let (sender, driver) = client::handshake(TokioIo::new(stream))
             .await
             .map_err(|error| error.to_string())?;
