@@ -215,6 +215,25 @@ if GRPC_ROWS:
           f"| {ratio(e, med('burst', plain, 'events_per_s'))} |")
     w("")
 
+FLOOR = [name for name in ("hyper-pass-0.3", "hyper-pass+json-0.3") if (("closed", name) in runs)]
+if FLOOR:
+    w("### The floor: a bare proxy on hyper")
+    w("")
+    w("At fixed concurrency, in front of the 0.3 agent: `hyper-pass` is bridge-passthrough, a reverse "
+      "proxy on the same HTTP stack as the bridge that forwards bytes and reads nothing (one runtime per "
+      "core, `SO_REUSEPORT`, each inbound connection paired with an upstream connection its own task "
+      "drives); `hyper-pass+json` also parses every answer into a `serde_json::Value` and writes it again. "
+      "What separates the bridge's rows from these is the bridge's own work per call.")
+    w("")
+    w("| Configuration | req/s | p99 ms | CPU µs/req (proxy) | ÷ nginx | ÷ direct |")
+    w("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for name in ["nginx-0.3", *FLOOR, "bridge-0.3-0.3", "bridge-1.0-0.3"]:
+        r = rps("closed", name)
+        w(f"| {name} | {r:,.0f} | {ms(med('closed', name, 'p99_us'))} "
+          f"| {cpu_us_per('closed', name, 'requests'):.1f} | {ratio(r, rps('closed', 'nginx-0.3'))} "
+          f"| {ratio(r, rps('closed', 'direct-0.3'))} |")
+    w("")
+
 EXTRA = [name for name in ("bridge+otel-1.0-0.3", "bridge+limit-1.0-0.3") if (("closed", name) in runs)]
 if EXTRA:
     w("### What policy and telemetry cost")
