@@ -131,6 +131,45 @@ def test_an_sdk_pair_through_a_recording_bridge_leaves_both_hops_of_every_exchan
     assert metric(bridge, 'written') == len(written)
 
 
+def test_calls_to_a_grpc_agent_are_recorded_with_its_messages(agents, logs, tmp_path):
+    """The a2a-sdk 1.3.0 agent served over gRPC only: the agent's hop of a unary call and of a
+    stream is its rpc, the messages it was sent and sent back, as base64."""
+    directory = tmp_path / 'records-grpc'
+    bridge = Bridge(f'record-grpc-{uuid.uuid4().hex[:6]}', agents['1.0-grpc'], logs,
+                    f'[record]\ndir = "{directory}"\n')
+    try:
+        url = bridge.peer.url
+        answered = send(url, f'hello {uuid.uuid4().hex}')
+        assert 'result' in answered, answered
+        message = {'messageId': str(uuid.uuid4()), 'role': 'ROLE_USER', 'parts': [{'text': 'stream please'}]}
+        with httpx.stream('POST', url, headers={**V10, 'Accept': 'text/event-stream'}, timeout=15, json={
+                'jsonrpc': '2.0', 'id': 's', 'method': 'SendStreamingMessage',
+                'params': {'message': message}}) as response:
+            events = [line for line in response.iter_lines() if line.startswith('data:')]
+        assert events, 'the stream carried events'
+
+        def recorded(method: str):
+            return next((r for r in lines(directory) if r['caller'].get('method') == method), None)
+
+        unary = wait_for(lambda: recorded('send_message'), 'the unary call recorded')
+        stream = wait_for(lambda: recorded('send_streaming_message'), 'the stream recorded')
+        for record, rpc in ((unary, 'SendMessage'), (stream, 'SendStreamingMessage')):
+            assert record['caller']['binding'] == 'jsonrpc', record['caller']
+            hop = record['agent'][0]
+            assert hop['binding'] == 'grpc' and hop['revision'] == '1.0', hop
+            assert hop['request']['target'].endswith(f'/{rpc}'), hop['request']
+            assert hop['request']['body']['base64'], hop['request']
+            assert hop['status'] == 200, hop
+        assert unary['agent'][0]['answer'] and unary['agent'][0]['answer'][0]['body']['base64'], unary
+        agent_events = stream['agent'][0]['events']
+        assert agent_events and all(e['body']['base64'] for e in agent_events), stream['agent'][0]
+        # A frame the caller was sent may join several events: every one of them is recorded.
+        written = sum(e['body']['text'].count('data:') for e in stream['caller']['events'])
+        assert written == len(events), stream['caller']
+    finally:
+        bridge.close()
+
+
 def test_a_burst_with_a_small_queue_writes_or_counts_every_exchange(recording):
     bridge, directory = recording('queue = 1\n')
     calls = 120
