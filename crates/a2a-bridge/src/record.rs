@@ -245,6 +245,47 @@ impl Recording {
         })
     }
 
+    /// Adds a hop toward the agent, as `fill` writes its request; its index in the exchange.
+    fn open_hop(&self, fill: impl FnOnce(&mut Hop)) -> usize {
+        let mut index = 0;
+        self.with(|e| {
+            index = e.agent.len();
+            let mut hop = Hop::new(e.since());
+            fill(&mut hop);
+            e.agent.push(hop);
+        });
+        index
+    }
+
+    /// Notes the answer's head on hop `index`, as `fill` writes it, and when it came.
+    fn answered_hop(&self, index: usize, fill: impl FnOnce(&mut Hop)) {
+        self.with(|e| {
+            let at = e.since();
+            if let Some(hop) = e.agent.get_mut(index) {
+                fill(hop);
+                hop.head_at = Some(at);
+            }
+        });
+    }
+
+    /// Notes why hop `index` got no answer.
+    fn failed_hop(&self, index: usize, error: &UpstreamError) {
+        self.with(|e| {
+            if let Some(hop) = e.agent.get_mut(index) {
+                hop.error = Some(error.to_string());
+            }
+        });
+    }
+
+    /// `inner`'s items, each noted on `side` of this exchange as it passes.
+    fn tap<S>(self: Arc<Self>, inner: S, side: Side) -> Tapped<S> {
+        Tapped {
+            inner,
+            recording: self,
+            side,
+        }
+    }
+
     fn with(&self, f: impl FnOnce(&mut Exchange)) {
         if let Ok(mut exchange) = self.exchange.lock() {
             f(&mut exchange);
@@ -275,11 +316,7 @@ impl Recording {
                     e.caller.info = head.extensions.get::<bridge_app::CallInfo>().copied();
                     e.caller.streamed = true;
                 });
-                let frames: FrameStream = Box::pin(Tapped {
-                    inner: frames,
-                    recording: self,
-                    side: Side::Caller,
-                });
+                let frames: FrameStream = Box::pin(self.tap(frames, Side::Caller));
                 InboundResponse::Stream {
                     head,
                     frames,
@@ -403,51 +440,34 @@ impl Upstream for RecordingUpstream {
         let Some(recording) = current() else {
             return self.0.send(request);
         };
-        let mut index = 0;
-        recording.with(|e| {
-            index = e.agent.len();
-            let mut hop = Hop::new(e.since());
+        let index = recording.open_hop(|hop| {
             hop.target = Some(request.url.clone());
             hop.request_line = Some((request.method.to_string(), request.url.clone()));
             hop.request_headers = request.headers.clone();
             hop.request_body = request.body.clone();
-            e.agent.push(hop);
         });
         let sent = self.0.send(request);
         Box::pin(async move {
-            let answered = sent.await;
-            match answered {
+            match sent.await {
                 Ok(mut response) => {
-                    recording.with(|e| {
-                        let at = e.since();
-                        if let Some(hop) = e.agent.get_mut(index) {
-                            hop.status = Some(response.status.as_u16());
-                            hop.streamed = response
-                                .headers
-                                .get(http::header::CONTENT_TYPE)
-                                .and_then(|v| v.to_str().ok())
-                                .is_some_and(|v| v.starts_with("text/event-stream"));
-                            hop.answer_headers = Some(response.headers.clone());
-                            hop.head_at = Some(at);
-                        }
+                    recording.answered_hop(index, |hop| {
+                        hop.status = Some(response.status.as_u16());
+                        hop.streamed = response
+                            .headers
+                            .get(http::header::CONTENT_TYPE)
+                            .and_then(|v| v.to_str().ok())
+                            .is_some_and(|v| v.starts_with("text/event-stream"));
+                        hop.answer_headers = Some(response.headers.clone());
                     });
                     let body = std::mem::replace(
                         &mut response.body,
                         Box::pin(futures_util::stream::empty()),
                     );
-                    response.body = Box::pin(Tapped {
-                        inner: body,
-                        recording,
-                        side: Side::Agent(index),
-                    });
+                    response.body = Box::pin(recording.tap(body, Side::Agent(index)));
                     Ok(response)
                 }
                 Err(error) => {
-                    recording.with(|e| {
-                        if let Some(hop) = e.agent.get_mut(index) {
-                            hop.error = Some(error.to_string());
-                        }
-                    });
+                    recording.failed_hop(index, &error);
                     Err(error)
                 }
             }
@@ -471,47 +491,31 @@ impl GrpcUpstream for RecordingGrpc {
         let Some(recording) = current() else {
             return self.0.call(request);
         };
-        let mut index = 0;
-        recording.with(|e| {
-            index = e.agent.len();
-            let mut hop = Hop::new(e.since());
+        let index = recording.open_hop(|hop| {
             hop.target = Some(request.target.clone());
             hop.request_line = Some(("POST".to_owned(), request.path.clone()));
             hop.request_headers = request.metadata.clone();
             hop.request_body = request.message.clone();
             hop.binary = true;
             hop.streamed = request.streaming;
-            e.agent.push(hop);
         });
         let called = self.0.call(request);
         Box::pin(async move {
             match called.await {
                 Ok(mut response) => {
-                    recording.with(|e| {
-                        let at = e.since();
-                        if let Some(hop) = e.agent.get_mut(index) {
-                            hop.status = Some(200);
-                            hop.answer_headers = Some(response.metadata.clone());
-                            hop.head_at = Some(at);
-                        }
+                    recording.answered_hop(index, |hop| {
+                        hop.status = Some(200);
+                        hop.answer_headers = Some(response.metadata.clone());
                     });
                     let items = std::mem::replace(
                         &mut response.items,
                         Box::pin(futures_util::stream::empty()),
                     );
-                    response.items = Box::pin(Tapped {
-                        inner: items,
-                        recording,
-                        side: Side::Agent(index),
-                    });
+                    response.items = Box::pin(recording.tap(items, Side::Agent(index)));
                     Ok(response)
                 }
                 Err(error) => {
-                    recording.with(|e| {
-                        if let Some(hop) = e.agent.get_mut(index) {
-                            hop.error = Some(error.to_string());
-                        }
-                    });
+                    recording.failed_hop(index, &error);
                     Err(error)
                 }
             }
