@@ -26,8 +26,10 @@ SECRET = 'record-me-not'
 
 
 def lines(directory: Path) -> list[dict]:
+    """The records written so far: a line is whole once its newline is, and the writer may be
+    halfway through the last one while it is read."""
     return [json.loads(line) for path in sorted(directory.glob('exchanges-*.jsonl'))
-            for line in path.read_text().splitlines() if line]
+            for line in path.read_text().split('\n')[:-1] if line]
 
 
 def wait_for(check, what: str, timeout: float = 15.0):
