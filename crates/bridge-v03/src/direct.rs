@@ -7,6 +7,14 @@
 //! message), `tasks/get` and `tasks/cancel` (a task with status, history and artifacts). Every
 //! other method goes straight to the serde wire types.
 //!
+//! The same shapes are read and written in the spelling of the 0.3 proto's `ProtoJSON`, which
+//! the 0.3 HTTP+JSON binding carries (`PROTO`): the bodies of `message:send` and
+//! `message:stream`, their answers and events, and the task of a get or cancel. Each reader and
+//! writer takes the spelling as a constant, so both forms come from one function that branches
+//! only where they differ. For those bodies the authority is `crate::rest::V03ValueRest`, which
+//! respells a document through a `serde_json::Value` into the JSON-RPC form and hands it to
+//! the serde wire types, and the rules below hold against it.
+//!
 //! # Why a second decoder beside the serde wire types
 //!
 //! The serde-derived decoder of a small request is a generic visitor per wire struct with the
@@ -46,7 +54,10 @@ use bridge_ir::{
 };
 use bridge_wire::direct::{Reader, write_key, write_str, write_value};
 use bridge_wire::read_members;
+use bridge_wire::timestamp::{Utc, utc};
 use serde_json::Value;
+
+use crate::grpc::proto;
 
 use crate::wire::message::{DATA_PART_COMPAT, WireRole, unwrap_compat};
 use crate::wire::params::history_into_ir;
@@ -57,9 +68,9 @@ use crate::wire::task::WireState;
 #[must_use]
 pub fn decode_params(method: Method, params: Option<&[u8]>) -> Option<Call> {
     match method {
-        Method::SendMessage => Reader::document(params?, send_params).map(Call::SendMessage),
+        Method::SendMessage => Reader::document(params?, send_params::<RPC>).map(Call::SendMessage),
         Method::SendStreamingMessage => {
-            Reader::document(params?, send_params).map(Call::SendStreamingMessage)
+            Reader::document(params?, send_params::<RPC>).map(Call::SendStreamingMessage)
         }
         _ => None,
     }
@@ -71,7 +82,7 @@ pub fn decode_params(method: Method, params: Option<&[u8]>) -> Option<Call> {
 pub fn encode_params(call: &Call) -> Option<Vec<u8>> {
     match call {
         Call::SendMessage(params) | Call::SendStreamingMessage(params) => {
-            encode_send_params(params)
+            encode_send_params::<RPC>(params)
         }
         _ => None,
     }
@@ -107,22 +118,7 @@ pub fn encode_result(method: Method, reply: &Reply) -> Option<Vec<u8>> {
 /// [`encode_result`] appended to `out`; `None` (with `out` partly written) when the serde path
 /// must write it.
 pub fn encode_result_into(out: &mut Vec<u8>, method: Method, reply: &Reply) -> Option<()> {
-    match (method, reply) {
-        (Method::SendMessage, Reply::Send(SendResult::Task(task)))
-        | (Method::GetTask | Method::CancelTask, Reply::Task(task)) => {
-            out.reserve(task_size(task));
-            write_task(out, task)?;
-        }
-        (Method::SendMessage, Reply::Send(SendResult::Message(message))) => {
-            out.reserve(bridge_wire::support::parts_size(&message.parts) + 256);
-            write_message(out, message)?;
-        }
-        (Method::SendStreamingMessage | Method::SubscribeToTask, Reply::Event(event)) => {
-            out.extend_from_slice(&encode_event(event)?);
-        }
-        _ => return None,
-    }
-    Some(())
+    encode_result_spelled::<RPC>(out, method, reply)
 }
 
 /// Decodes one stream event directly; `None` for anything the serde path must judge.
@@ -135,38 +131,163 @@ pub fn decode_event(result: &[u8]) -> Option<StreamEvent> {
 #[must_use]
 pub fn encode_event(event: &StreamEvent) -> Option<Vec<u8>> {
     let mut out = Vec::new();
-    match event {
-        StreamEvent::Task(task) => {
-            out.reserve(task_size(task));
-            write_task(&mut out, task)?;
-        }
-        StreamEvent::Message(message) => {
-            out.reserve(bridge_wire::support::parts_size(&message.parts) + 256);
-            write_message(&mut out, message)?;
-        }
-        StreamEvent::StatusUpdate(update) => {
-            out.reserve(256);
-            write_status_update(&mut out, update)?;
-        }
-        StreamEvent::ArtifactUpdate(update) => {
-            out.reserve(bridge_wire::support::parts_size(&update.artifact.parts) + 256);
-            write_artifact_update(&mut out, update)?;
-        }
+    write_event::<RPC>(&mut out, event)?;
+    Some(out)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Spellings.
+
+/// The 0.3 JSON-RPC spelling: `kind` tags, a message's `parts`, `user`, `working`.
+const RPC: bool = false;
+
+/// The 0.3 proto's `ProtoJSON`, which the 0.3 HTTP+JSON binding carries: no `kind`, a message's
+/// parts under `content`, `ROLE_USER`, `TASK_STATE_WORKING` (the zero value left out), a file's
+/// content under `fileWithUri` or `fileWithBytes`, a data part's object under `data.data`, a send
+/// result or stream event wrapped in a member naming its kind, and the send configuration's push
+/// config under `pushNotification` (`crate::rest` respells the JSON-RPC form into it).
+const PROTO: bool = true;
+
+/// `Some` when a member belongs to the spelling being read.
+fn only(spelling: bool, wanted: bool) -> Option<()> {
+    (spelling == wanted).then_some(())
+}
+
+/// The member that names the kind of a wrapped proto object.
+fn open<const P: bool>(out: &mut Vec<u8>, member: &str) {
+    if P {
+        out.extend_from_slice(b"{\"");
+        out.extend_from_slice(member.as_bytes());
+        out.extend_from_slice(b"\":");
     }
+}
+
+/// Closes what [`open`] opened.
+fn close<const P: bool>(out: &mut Vec<u8>) {
+    if P {
+        out.push(b'}');
+    }
+}
+
+/// A proto `fileWithBytes` as the JSON-RPC `bytes`. a2a-sdk 0.3 puts the JSON-RPC base64 text
+/// itself into the proto's `bytes` field (`file.bytes.encode('utf-8')`), so on the wire the
+/// member is the base64 of that text; it is read back the same way, and a value that is not such
+/// text is passed on as it came.
+#[must_use]
+pub fn bytes_from_proto(text: String) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD
+        .decode(&text)
+        .ok()
+        .and_then(|inner| String::from_utf8(inner).ok())
+        .unwrap_or(text)
+}
+
+/// The JSON-RPC `bytes` as the proto `fileWithBytes` a2a-sdk 0.3 writes (see
+/// [`bytes_from_proto`]).
+#[must_use]
+pub fn bytes_to_proto(text: &str) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(text.as_bytes())
+}
+
+// ---------------------------------------------------------------------------------------------
+// The 0.3 HTTP+JSON bodies, in the proto spelling.
+
+/// Decodes the body of a 0.3 HTTP+JSON `message:send` or `message:stream` directly; `None` for
+/// another method or anything the respelling path must judge.
+#[must_use]
+pub fn decode_rest_request(method: Method, body: &[u8]) -> Option<Call> {
+    match method {
+        Method::SendMessage => Reader::document(body, send_params::<PROTO>).map(Call::SendMessage),
+        Method::SendStreamingMessage => {
+            Reader::document(body, send_params::<PROTO>).map(Call::SendStreamingMessage)
+        }
+        _ => None,
+    }
+}
+
+/// Encodes the body of a 0.3 HTTP+JSON send directly; `None` for another call, or when the
+/// respelling path would report a loss.
+#[must_use]
+pub fn encode_rest_request(call: &Call) -> Option<Vec<u8>> {
+    match call {
+        Call::SendMessage(params) | Call::SendStreamingMessage(params) => {
+            encode_send_params::<PROTO>(params)
+        }
+        _ => None,
+    }
+}
+
+/// Decodes a 0.3 HTTP+JSON answer of `method` directly: a `SendMessageResponse`, or the task of
+/// a get or cancel; `None` for another method or anything the respelling path must judge.
+#[must_use]
+pub fn decode_rest_result(method: Method, body: &[u8]) -> Option<Reply> {
+    match method {
+        Method::SendMessage => match Reader::document(body, read_wrapped_event)? {
+            StreamEvent::Task(task) => Some(Reply::Send(SendResult::Task(task))),
+            StreamEvent::Message(message) => Some(Reply::Send(SendResult::Message(message))),
+            StreamEvent::StatusUpdate(_) | StreamEvent::ArtifactUpdate(_) => None,
+        },
+        Method::GetTask | Method::CancelTask => {
+            match Reader::document(body, |r| read_shape::<PROTO>(r, Shape::Task))? {
+                StreamEvent::Task(task) => Some(Reply::Task(task)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Encodes a 0.3 HTTP+JSON answer of `method` directly; `None` for another method, a reply that
+/// does not answer it, or when the respelling path would report a loss.
+#[must_use]
+pub fn encode_rest_result(method: Method, reply: &Reply) -> Option<Vec<u8>> {
+    match method {
+        Method::SendMessage | Method::GetTask | Method::CancelTask => {
+            let mut out = Vec::new();
+            encode_result_spelled::<PROTO>(&mut out, method, reply)?;
+            Some(out)
+        }
+        _ => None,
+    }
+}
+
+/// Decodes one 0.3 HTTP+JSON stream event (a proto `StreamResponse`) directly; `None` for
+/// anything the respelling path must judge.
+#[must_use]
+pub fn decode_rest_event(data: &[u8]) -> Option<StreamEvent> {
+    Reader::document(data, read_wrapped_event)
+}
+
+/// Encodes one 0.3 HTTP+JSON stream event directly; `None` when the respelling path would
+/// report a loss.
+#[must_use]
+pub fn encode_rest_event(event: &StreamEvent) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    write_event::<PROTO>(&mut out, event)?;
     Some(out)
 }
 
 // ---------------------------------------------------------------------------------------------
 // Decoding.
 
-/// A `MessageSendParams` object.
-fn send_params(r: &mut Reader<'_>) -> Option<SendMessageParams> {
+/// A `MessageSendParams` object, or in the proto spelling a `SendMessageRequest`, whose
+/// configuration is always there: a proto3 `blocking` left out is `false` (a2a-sdk 0.3.26's REST
+/// server reads it so), where the JSON-RPC binding reads an absent `blocking` as blocking.
+fn send_params<const P: bool>(r: &mut Reader<'_>) -> Option<SendMessageParams> {
     let (mut message, mut configuration, mut metadata) = (None, None, None);
     read_members!(r, {
-        "message" => message = Some(read_message(r)?),
-        "configuration" => configuration = Some(read_configuration(r)?),
+        "message" => message = Some(read_message::<P>(r)?),
+        "configuration" => configuration = Some(read_configuration::<P>(r)?),
         "metadata" => metadata = Some(r.json_object()?),
     });
+    if P {
+        configuration
+            .get_or_insert_with(SendMessageConfig::default)
+            .blocking
+            .get_or_insert(false);
+    }
     Some(SendMessageParams {
         message: message?,
         configuration,
@@ -175,14 +296,21 @@ fn send_params(r: &mut Reader<'_>) -> Option<SendMessageParams> {
     })
 }
 
-/// A `MessageSendConfiguration` object.
-fn read_configuration(r: &mut Reader<'_>) -> Option<SendMessageConfig> {
+/// A `MessageSendConfiguration` object (proto `SendMessageConfiguration`).
+fn read_configuration<const P: bool>(r: &mut Reader<'_>) -> Option<SendMessageConfig> {
     let mut config = SendMessageConfig::default();
     read_members!(r, {
         "acceptedOutputModes" => config.accepted_output_modes = Some(r.strings()?),
         "blocking" => config.blocking = Some(r.bool()?),
         "historyLength" => config.history_length = history_into_ir(Some(read_i32(r)?)),
-        "pushNotificationConfig" => config.push_config = Some(read_push_config(r)?),
+        "pushNotificationConfig" => {
+            only(P, RPC)?;
+            config.push_config = Some(read_push_config(r)?);
+        },
+        "pushNotification" => {
+            only(P, PROTO)?;
+            config.push_config = Some(read_push_config(r)?);
+        },
     });
     Some(config)
 }
@@ -230,14 +358,38 @@ fn read_i32(r: &mut Reader<'_>) -> Option<i32> {
     text.parse().ok()
 }
 
-/// A 0.3 role name (the wire module's table).
-fn read_role(r: &mut Reader<'_>) -> Option<Role> {
-    WireRole::from_name(&r.str()?).map(WireRole::to_ir)
+/// A 0.3 role name (the wire module's table), or the proto's `ROLE_USER` and `ROLE_AGENT`.
+fn read_role<const P: bool>(r: &mut Reader<'_>) -> Option<Role> {
+    let name = r.str()?;
+    if P {
+        match proto::Role::from_str_name(&name)? {
+            proto::Role::User => Some(Role::User),
+            proto::Role::Agent => Some(Role::Agent),
+            proto::Role::Unspecified => None,
+        }
+    } else {
+        WireRole::from_name(&name).map(WireRole::to_ir)
+    }
 }
 
-/// A 0.3 task state name (the wire module's table).
-fn read_state(r: &mut Reader<'_>) -> Option<TaskState> {
-    WireState::from_name(&r.str()?).map(WireState::to_ir)
+/// The proto name of a role; `None` for the unspecified one, which 0.3 cannot say without a
+/// loss.
+fn proto_role(role: Role) -> Option<&'static str> {
+    match role {
+        Role::User => Some(proto::Role::User.as_str_name()),
+        Role::Agent => Some(proto::Role::Agent.as_str_name()),
+        Role::Unspecified => None,
+    }
+}
+
+/// A 0.3 task state name (the wire module's table), or the proto's (the gRPC form's table).
+fn read_state<const P: bool>(r: &mut Reader<'_>) -> Option<TaskState> {
+    let name = r.str()?;
+    if P {
+        proto::TaskState::from_str_name(&name).map(crate::grpc::decode::state_of)
+    } else {
+        WireState::from_name(&name).map(WireState::to_ir)
+    }
 }
 
 /// A string member that must equal `literal` (a `kind`).
@@ -245,30 +397,40 @@ fn read_literal(r: &mut Reader<'_>, literal: &str) -> Option<()> {
     (*r.str()? == *literal).then_some(())
 }
 
-/// A 0.3 `Message` object.
-fn read_message(r: &mut Reader<'_>) -> Option<Message> {
+/// A 0.3 `Message` object. In the proto spelling its parts are `content`, empty when left out.
+fn read_message<const P: bool>(r: &mut Reader<'_>) -> Option<Message> {
     let (mut message_id, mut role, mut parts) = (None, None, None);
     let mut message = Message::new(String::new(), Role::User, Vec::new());
     read_members!(r, {
-        "kind" => read_literal(r, "message")?,
+        "kind" => {
+            only(P, RPC)?;
+            read_literal(r, "message")?;
+        },
         "messageId" => message_id = Some(r.string()?),
         "contextId" => message.context_id = Some(r.string()?),
         "taskId" => message.task_id = Some(r.string()?),
-        "role" => role = Some(read_role(r)?),
-        "parts" => parts = Some(read_parts(r)?),
+        "role" => role = Some(read_role::<P>(r)?),
+        "parts" => {
+            only(P, RPC)?;
+            parts = Some(read_parts::<P>(r)?);
+        },
+        "content" => {
+            only(P, PROTO)?;
+            parts = Some(read_parts::<P>(r)?);
+        },
         "metadata" => message.metadata = Some(r.json_object()?),
         "extensions" => message.extensions = Some(r.strings()?),
         "referenceTaskIds" => message.reference_task_ids = Some(r.strings()?),
     });
     message.message_id = message_id?;
     message.role = role?;
-    message.parts = parts?;
+    message.parts = if P { parts.unwrap_or_default() } else { parts? };
     Some(message)
 }
 
 /// An array of 0.3 parts.
-fn read_parts(r: &mut Reader<'_>) -> Option<Vec<Part>> {
-    r.list(read_part)
+fn read_parts<const P: bool>(r: &mut Reader<'_>) -> Option<Vec<Part>> {
+    r.list(read_part::<P>)
 }
 
 /// The content of a `file` member, with its name and media type.
@@ -280,14 +442,17 @@ struct File {
 
 /// A 0.3 part. It must carry exactly one of `text`, `file` and `data`, and a `kind`, if given,
 /// must name that one: the serde path accepts some other combinations, which are left to it.
-fn read_part(r: &mut Reader<'_>) -> Option<Part> {
+fn read_part<const P: bool>(r: &mut Reader<'_>) -> Option<Part> {
     let mut kind = None;
     let (mut text, mut file, mut data, mut metadata) = (None, None, None, None);
     read_members!(r, {
-        "kind" => kind = Some(r.str()?),
+        "kind" => {
+            only(P, RPC)?;
+            kind = Some(r.str()?);
+        },
         "text" => text = Some(r.string()?),
-        "file" => file = Some(read_file(r)?),
-        "data" => data = Some(r.json()?),
+        "file" => file = Some(read_file::<P>(r)?),
+        "data" => data = Some(if P { read_proto_data(r)? } else { r.json()? }),
         "metadata" => metadata = Some(r.json_object()?),
     });
     let kind = kind.as_deref();
@@ -317,12 +482,36 @@ fn read_part(r: &mut Reader<'_>) -> Option<Part> {
     }
 }
 
-/// A `FileWithBytes` or `FileWithUri` object: exactly one of `bytes` and `uri`.
-fn read_file(r: &mut Reader<'_>) -> Option<File> {
+/// A proto `DataPart`: its one member `data`.
+fn read_proto_data(r: &mut Reader<'_>) -> Option<Value> {
+    let mut data = None;
+    read_members!(r, {
+        "data" => data = Some(r.json()?),
+    });
+    data
+}
+
+/// A `FileWithBytes` or `FileWithUri` object (the proto `FilePart`): exactly one of the bytes
+/// and the URI.
+fn read_file<const P: bool>(r: &mut Reader<'_>) -> Option<File> {
     let (mut bytes, mut uri, mut mime_type, mut name) = (None, None, None, None);
     read_members!(r, {
-        "bytes" => bytes = Some(r.string()?),
-        "uri" => uri = Some(r.string()?),
+        "bytes" => {
+            only(P, RPC)?;
+            bytes = Some(r.string()?);
+        },
+        "uri" => {
+            only(P, RPC)?;
+            uri = Some(r.string()?);
+        },
+        "fileWithBytes" => {
+            only(P, PROTO)?;
+            bytes = Some(bytes_from_proto(r.string()?));
+        },
+        "fileWithUri" => {
+            only(P, PROTO)?;
+            uri = Some(r.string()?);
+        },
         "mimeType" => mime_type = Some(r.string()?),
         "name" => name = Some(r.string()?),
     });
@@ -338,31 +527,35 @@ fn read_file(r: &mut Reader<'_>) -> Option<File> {
     })
 }
 
-/// A 0.3 `TaskStatus` object.
-fn read_status(r: &mut Reader<'_>) -> Option<TaskStatus> {
+/// A 0.3 `TaskStatus` object. In the proto spelling a state left out is the zero value.
+fn read_status<const P: bool>(r: &mut Reader<'_>) -> Option<TaskStatus> {
     let mut state = None;
     let (mut message, mut timestamp) = (None, None);
     read_members!(r, {
-        "state" => state = Some(read_state(r)?),
-        "message" => message = Some(Box::new(read_message(r)?)),
+        "state" => state = Some(read_state::<P>(r)?),
+        "message" => message = Some(Box::new(read_message::<P>(r)?)),
         "timestamp" => timestamp = Some(r.string()?),
     });
     Some(TaskStatus {
-        state: state?,
+        state: if P {
+            state.unwrap_or(TaskState::Unspecified)
+        } else {
+            state?
+        },
         message,
         timestamp,
     })
 }
 
 /// A 0.3 `Artifact` object.
-fn read_artifact(r: &mut Reader<'_>) -> Option<Artifact> {
+fn read_artifact<const P: bool>(r: &mut Reader<'_>) -> Option<Artifact> {
     let (mut artifact_id, mut parts) = (None, None);
     let (mut name, mut description, mut metadata, mut extensions) = (None, None, None, None);
     read_members!(r, {
         "artifactId" => artifact_id = Some(r.string()?),
         "name" => name = Some(r.string()?),
         "description" => description = Some(r.string()?),
-        "parts" => parts = Some(read_parts(r)?),
+        "parts" => parts = Some(read_parts::<P>(r)?),
         "metadata" => metadata = Some(r.json_object()?),
         "extensions" => extensions = Some(r.strings()?),
     });
@@ -396,6 +589,8 @@ mod member {
     pub(super) const ARTIFACT: u32 = 14;
     pub(super) const APPEND: u32 = 15;
     pub(super) const LAST_CHUNK: u32 = 16;
+    /// A message's parts in the proto spelling.
+    pub(super) const CONTENT: u32 = 17;
 
     const fn mask(bits: &[u32]) -> u64 {
         let mut mask = 0;
@@ -416,6 +611,7 @@ mod member {
         TASK_ID,
         ROLE,
         PARTS,
+        CONTENT,
         METADATA,
         EXTENSIONS,
         REFERENCE_TASK_IDS,
@@ -460,15 +656,53 @@ struct Slots {
 
 /// A task, message, status update or artifact update object.
 fn read_event(r: &mut Reader<'_>) -> Option<StreamEvent> {
-    let (seen, slots) = read_slots(r)?;
+    let (seen, slots) = read_slots::<RPC>(r)?;
+    slots.into_event(seen)
+}
+
+/// A proto `StreamResponse` or `SendMessageResponse`: one member, named after the kind of the
+/// object it holds (`message` is the proto's `msg`, whose JSON name it is; `msg` is read too).
+/// More than one is left to the respelling path, which takes one of them in an order of its own.
+fn read_wrapped_event(r: &mut Reader<'_>) -> Option<StreamEvent> {
+    let mut event = None;
+    let seen = read_members!(r, {
+        "task" => event = Some(read_shape::<PROTO>(r, Shape::Task)?),
+        "message" => event = Some(read_shape::<PROTO>(r, Shape::Message)?),
+        "msg" => event = Some(read_shape::<PROTO>(r, Shape::Message)?),
+        "statusUpdate" => event = Some(read_shape::<PROTO>(r, Shape::StatusUpdate)?),
+        "artifactUpdate" => event = Some(read_shape::<PROTO>(r, Shape::ArtifactUpdate)?),
+    });
+    seen.is_power_of_two().then_some(())?;
+    event
+}
+
+/// An object known to be of `shape`, with what the proto spelling leaves out and the JSON-RPC
+/// form requires filled in as the respelling path fills it: a task's `contextId` (a proto3
+/// string left out is empty), a message's parts (empty), a status update's `final` (`false`).
+fn read_shape<const P: bool>(r: &mut Reader<'_>, shape: Shape) -> Option<StreamEvent> {
+    let (seen, mut slots) = read_slots::<P>(r)?;
+    slots.kind = Some(shape);
+    match shape {
+        Shape::Task => {
+            slots.context_id.get_or_insert_with(String::new);
+        }
+        Shape::Message => {
+            slots.parts.get_or_insert_with(Vec::new);
+        }
+        Shape::StatusUpdate => {
+            slots.final_flag.get_or_insert(false);
+        }
+        Shape::ArtifactUpdate => {}
+    }
     slots.into_event(seen)
 }
 
 /// Every member of one object into its slot, with the bits of the members seen.
-fn read_slots(r: &mut Reader<'_>) -> Option<(u64, Slots)> {
+fn read_slots<const P: bool>(r: &mut Reader<'_>) -> Option<(u64, Slots)> {
     let mut s = Slots::default();
     let seen = read_members!(r, {
         "kind" => {
+            only(P, RPC)?;
             s.kind = Some(match &*r.str()? {
                 "task" => Shape::Task,
                 "message" => Shape::Message,
@@ -481,18 +715,25 @@ fn read_slots(r: &mut Reader<'_>) -> Option<(u64, Slots)> {
         "contextId" => s.context_id = Some(r.string()?),
         "taskId" => s.task_id = Some(r.string()?),
         "messageId" => s.message_id = Some(r.string()?),
-        "status" => s.status = Some(read_status(r)?),
-        "artifacts" => s.artifacts = Some(r.list(read_artifact)?),
-        "history" => s.history = Some(r.list(read_message)?),
+        "status" => s.status = Some(read_status::<P>(r)?),
+        "artifacts" => s.artifacts = Some(r.list(read_artifact::<P>)?),
+        "history" => s.history = Some(r.list(read_message::<P>)?),
         "metadata" => s.metadata = Some(r.json_object()?),
-        "role" => s.role = Some(read_role(r)?),
-        "parts" => s.parts = Some(read_parts(r)?),
+        "role" => s.role = Some(read_role::<P>(r)?),
+        "parts" => {
+            only(P, RPC)?;
+            s.parts = Some(read_parts::<P>(r)?);
+        },
         "extensions" => s.extensions = Some(r.strings()?),
         "referenceTaskIds" => s.reference_task_ids = Some(r.strings()?),
         "final" => s.final_flag = Some(r.bool()?),
-        "artifact" => s.artifact = Some(read_artifact(r)?),
+        "artifact" => s.artifact = Some(read_artifact::<P>(r)?),
         "append" => s.append = Some(r.bool()?),
         "lastChunk" => s.last_chunk = Some(r.bool()?),
+        "content" => {
+            only(P, PROTO)?;
+            s.parts = Some(read_parts::<P>(r)?);
+        },
     });
     Some((seen, s))
 }
@@ -570,12 +811,75 @@ impl Slots {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Encoding. Member order and omissions follow the serde wire types in `crate::wire`.
+// Encoding. Member order and omissions follow the serde wire types in `crate::wire`; in the
+// proto spelling, the members the respelling path writes (in an order of their own).
 
 use bridge_wire::support::task_size;
 
-/// `MessageSendParams`: `message`, `configuration`, `metadata`.
-fn encode_send_params(params: &SendMessageParams) -> Option<Vec<u8>> {
+/// A unary result of `method` after what `out` holds; `None` (with `out` partly written) for
+/// another method, a reply that does not answer it, or when the path of record must write it.
+fn encode_result_spelled<const P: bool>(
+    out: &mut Vec<u8>,
+    method: Method,
+    reply: &Reply,
+) -> Option<()> {
+    match (method, reply) {
+        (Method::SendMessage, Reply::Send(SendResult::Task(task))) => {
+            out.reserve(task_size(task));
+            open::<P>(out, "task");
+            write_task::<P>(out, task)?;
+            close::<P>(out);
+        }
+        (Method::GetTask | Method::CancelTask, Reply::Task(task)) => {
+            out.reserve(task_size(task));
+            write_task::<P>(out, task)?;
+        }
+        (Method::SendMessage, Reply::Send(SendResult::Message(message))) => {
+            out.reserve(bridge_wire::support::parts_size(&message.parts) + 256);
+            open::<P>(out, "message");
+            write_message::<P>(out, message)?;
+            close::<P>(out);
+        }
+        (Method::SendStreamingMessage | Method::SubscribeToTask, Reply::Event(event)) if !P => {
+            write_event::<P>(out, event)?;
+        }
+        _ => return None,
+    }
+    Some(())
+}
+
+/// A stream event; in the proto spelling wrapped in the member naming its kind.
+fn write_event<const P: bool>(out: &mut Vec<u8>, event: &StreamEvent) -> Option<()> {
+    match event {
+        StreamEvent::Task(task) => {
+            out.reserve(task_size(task));
+            open::<P>(out, "task");
+            write_task::<P>(out, task)?;
+        }
+        StreamEvent::Message(message) => {
+            out.reserve(bridge_wire::support::parts_size(&message.parts) + 256);
+            open::<P>(out, "message");
+            write_message::<P>(out, message)?;
+        }
+        StreamEvent::StatusUpdate(update) => {
+            out.reserve(256);
+            open::<P>(out, "statusUpdate");
+            write_status_update::<P>(out, update)?;
+        }
+        StreamEvent::ArtifactUpdate(update) => {
+            out.reserve(bridge_wire::support::parts_size(&update.artifact.parts) + 256);
+            open::<P>(out, "artifactUpdate");
+            write_artifact_update::<P>(out, update)?;
+        }
+    }
+    close::<P>(out);
+    Some(())
+}
+
+/// `MessageSendParams`: `message`, `configuration`, `metadata`. In the proto spelling (a
+/// `SendMessageRequest`) the configuration is always written, since its `blocking` must say
+/// blocking where the JSON-RPC binding leaves it out.
+fn encode_send_params<const P: bool>(params: &SendMessageParams) -> Option<Vec<u8>> {
     if params.tenant.is_some() {
         return None;
     }
@@ -583,10 +887,16 @@ fn encode_send_params(params: &SendMessageParams) -> Option<Vec<u8>> {
     out.push(b'{');
     let mut first = true;
     write_key(&mut out, &mut first, "message");
-    write_message(&mut out, &params.message)?;
-    if let Some(config) = &params.configuration {
+    write_message::<P>(&mut out, &params.message)?;
+    let default = SendMessageConfig::default();
+    let configuration = match &params.configuration {
+        Some(config) => Some(config),
+        None if P => Some(&default),
+        None => None,
+    };
+    if let Some(config) = configuration {
         write_key(&mut out, &mut first, "configuration");
-        write_configuration(&mut out, config)?;
+        write_configuration::<P>(&mut out, config)?;
     }
     write_metadata(&mut out, &mut first, params.metadata.as_ref());
     out.push(b'}');
@@ -594,8 +904,8 @@ fn encode_send_params(params: &SendMessageParams) -> Option<Vec<u8>> {
 }
 
 /// `MessageSendConfiguration`: `acceptedOutputModes`, `blocking`, `historyLength`,
-/// `pushNotificationConfig`.
-fn write_configuration(out: &mut Vec<u8>, config: &SendMessageConfig) -> Option<()> {
+/// `pushNotificationConfig` (proto `pushNotification`).
+fn write_configuration<const P: bool>(out: &mut Vec<u8>, config: &SendMessageConfig) -> Option<()> {
     // 0.3 has no A2A 1.1 generation: the serde path drops it with a `FieldDropped` loss.
     if config.if_generation_match.is_some() {
         return None;
@@ -606,7 +916,13 @@ fn write_configuration(out: &mut Vec<u8>, config: &SendMessageConfig) -> Option<
         write_key(out, &mut first, "acceptedOutputModes");
         write_strings(out, modes);
     }
-    if let Some(blocking) = config.blocking {
+    // An absent JSON-RPC `blocking` is blocking; the proto3 bool must say so.
+    let blocking = if P {
+        Some(config.blocking.unwrap_or(true))
+    } else {
+        config.blocking
+    };
+    if let Some(blocking) = blocking {
         write_key(out, &mut first, "blocking");
         write_bool(out, blocking);
     }
@@ -623,7 +939,12 @@ fn write_configuration(out: &mut Vec<u8>, config: &SendMessageConfig) -> Option<
         if !push.task_id.is_empty() || push.tenant.is_some() {
             return None;
         }
-        write_key(out, &mut first, "pushNotificationConfig");
+        let name = if P {
+            "pushNotification"
+        } else {
+            "pushNotificationConfig"
+        };
+        write_key(out, &mut first, name);
         write_push_config(out, push);
     }
     out.push(b'}');
@@ -651,19 +972,31 @@ fn write_push_config(out: &mut Vec<u8>, push: &TaskPushConfig) {
 }
 
 /// A 0.3 `Message`: `kind`, `messageId`, `contextId`, `taskId`, `role`, `parts`, `metadata`,
-/// `extensions`, `referenceTaskIds`.
-fn write_message(out: &mut Vec<u8>, message: &Message) -> Option<()> {
+/// `extensions`, `referenceTaskIds`; in the proto spelling no `kind`, `content` for `parts`,
+/// and no `referenceTaskIds` (the proto has no such field: a loss on the respelling path).
+fn write_message<const P: bool>(out: &mut Vec<u8>, message: &Message) -> Option<()> {
     // 0.3 has no unspecified role: the serde path writes `agent` with a loss.
-    let role = WireRole::from_ir(message.role)?.name();
-    out.extend_from_slice(b"{\"kind\":\"message\",\"messageId\":");
+    let role = if P {
+        proto_role(message.role)?
+    } else {
+        WireRole::from_ir(message.role)?.name()
+    };
+    if P {
+        if message.reference_task_ids.is_some() {
+            return None;
+        }
+        out.extend_from_slice(b"{\"messageId\":");
+    } else {
+        out.extend_from_slice(b"{\"kind\":\"message\",\"messageId\":");
+    }
     write_str(out, &message.message_id);
     let mut first = false;
     write_optional_str(out, &mut first, "contextId", message.context_id.as_deref());
     write_optional_str(out, &mut first, "taskId", message.task_id.as_deref());
     write_key(out, &mut first, "role");
     write_str(out, role);
-    write_key(out, &mut first, "parts");
-    write_parts(out, &message.parts)?;
+    write_key(out, &mut first, if P { "content" } else { "parts" });
+    write_parts::<P>(out, &message.parts)?;
     write_metadata(out, &mut first, message.metadata.as_ref());
     if let Some(extensions) = &message.extensions {
         write_key(out, &mut first, "extensions");
@@ -678,21 +1011,22 @@ fn write_message(out: &mut Vec<u8>, message: &Message) -> Option<()> {
 }
 
 /// An array of 0.3 parts.
-fn write_parts(out: &mut Vec<u8>, parts: &[Part]) -> Option<()> {
+fn write_parts<const P: bool>(out: &mut Vec<u8>, parts: &[Part]) -> Option<()> {
     out.push(b'[');
     for (index, part) in parts.iter().enumerate() {
         if index > 0 {
             out.push(b',');
         }
-        write_part(out, part)?;
+        write_part::<P>(out, part)?;
     }
     out.push(b']');
     Some(())
 }
 
 /// A 0.3 part: `kind`, then `text`, `file` (`bytes`, `uri`, `mimeType`, `name`) or `data`,
-/// then `metadata`.
-fn write_part(out: &mut Vec<u8>, part: &Part) -> Option<()> {
+/// then `metadata`. In the proto spelling no `kind`, the file's content under `fileWithBytes`
+/// or `fileWithUri`, and the data object under `data.data`.
+fn write_part<const P: bool>(out: &mut Vec<u8>, part: &Part) -> Option<()> {
     let file_only = part.media_type.is_some() || part.filename.is_some();
     match &part.content {
         PartContent::Text(text) => {
@@ -700,24 +1034,39 @@ fn write_part(out: &mut Vec<u8>, part: &Part) -> Option<()> {
             if file_only {
                 return None;
             }
-            out.extend_from_slice(b"{\"kind\":\"text\",\"text\":");
+            out.extend_from_slice(if P {
+                b"{\"text\":"
+            } else {
+                b"{\"kind\":\"text\",\"text\":"
+            });
             write_str(out, text);
         }
-        PartContent::Raw(bytes) => write_file(out, "bytes", bytes, part),
-        PartContent::Url(uri) => write_file(out, "uri", uri, part),
+        PartContent::Raw(bytes) if P => {
+            write_file::<P>(out, "fileWithBytes", &bytes_to_proto(bytes), part);
+        }
+        PartContent::Raw(bytes) => write_file::<P>(out, "bytes", bytes, part),
+        PartContent::Url(uri) => {
+            write_file::<P>(out, if P { "fileWithUri" } else { "uri" }, uri, part);
+        }
         PartContent::Data(data) => {
             if file_only {
                 return None;
             }
-            out.extend_from_slice(b"{\"kind\":\"data\",\"data\":");
+            out.extend_from_slice(if P {
+                b"{\"data\":{\"data\":"
+            } else {
+                b"{\"kind\":\"data\",\"data\":"
+            });
             if data.is_object() {
                 write_value(out, data);
+                close::<P>(out);
             } else {
                 // Wrapped as every SDK compat layer wraps non-object data (see
                 // `crate::wire::message`): `{"value": X}` and a metadata flag.
                 out.extend_from_slice(b"{\"value\":");
                 write_value(out, data);
                 out.push(b'}');
+                close::<P>(out);
                 let mut metadata = part.metadata.clone().unwrap_or_default();
                 metadata.insert(DATA_PART_COMPAT.to_owned(), Value::Bool(true));
                 out.extend_from_slice(b",\"metadata\":");
@@ -734,8 +1083,12 @@ fn write_part(out: &mut Vec<u8>, part: &Part) -> Option<()> {
 }
 
 /// The `file` member of a file part, after its `kind`.
-fn write_file(out: &mut Vec<u8>, member: &str, content: &str, part: &Part) {
-    out.extend_from_slice(b"{\"kind\":\"file\",\"file\":{");
+fn write_file<const P: bool>(out: &mut Vec<u8>, member: &str, content: &str, part: &Part) {
+    out.extend_from_slice(if P {
+        b"{\"file\":{"
+    } else {
+        b"{\"kind\":\"file\",\"file\":{"
+    });
     let mut first = true;
     write_key(out, &mut first, member);
     write_str(out, content);
@@ -745,26 +1098,30 @@ fn write_file(out: &mut Vec<u8>, member: &str, content: &str, part: &Part) {
 }
 
 /// A 0.3 `Task`: `kind`, `id`, `contextId`, `status`, `artifacts`, `history`, `metadata`.
-fn write_task(out: &mut Vec<u8>, task: &Task) -> Option<()> {
+fn write_task<const P: bool>(out: &mut Vec<u8>, task: &Task) -> Option<()> {
     // 0.3 has no A2A 1.1 generation: the serde path drops it with a `FieldDropped` loss.
     if task.generation.is_some() {
         return None;
     }
     // 0.3 requires a context id: the serde path writes `""` with a `Defaulted` loss.
     let context_id = task.context_id.as_deref()?;
-    out.extend_from_slice(b"{\"kind\":\"task\",\"id\":");
+    out.extend_from_slice(if P {
+        b"{\"id\":"
+    } else {
+        b"{\"kind\":\"task\",\"id\":"
+    });
     write_str(out, &task.id);
     out.extend_from_slice(b",\"contextId\":");
     write_str(out, context_id);
     out.extend_from_slice(b",\"status\":");
-    write_status(out, &task.status)?;
+    write_status::<P>(out, &task.status)?;
     if let Some(artifacts) = &task.artifacts {
         out.extend_from_slice(b",\"artifacts\":[");
         for (index, artifact) in artifacts.iter().enumerate() {
             if index > 0 {
                 out.push(b',');
             }
-            write_artifact(out, artifact)?;
+            write_artifact::<P>(out, artifact)?;
         }
         out.push(b']');
     }
@@ -774,7 +1131,7 @@ fn write_task(out: &mut Vec<u8>, task: &Task) -> Option<()> {
             if index > 0 {
                 out.push(b',');
             }
-            write_message(out, message)?;
+            write_message::<P>(out, message)?;
         }
         out.push(b']');
     }
@@ -784,22 +1141,46 @@ fn write_task(out: &mut Vec<u8>, task: &Task) -> Option<()> {
     Some(())
 }
 
-/// A 0.3 `TaskStatus`: `state`, `message`, `timestamp`.
-fn write_status(out: &mut Vec<u8>, status: &TaskStatus) -> Option<()> {
-    out.extend_from_slice(b"{\"state\":");
-    write_str(out, WireState::from_ir(status.state).name());
-    if let Some(message) = &status.message {
-        out.extend_from_slice(b",\"message\":");
-        write_message(out, message)?;
+/// A 0.3 `TaskStatus`: `state`, `message`, `timestamp`. In the proto spelling the state is the
+/// proto's name, left out when it is the zero value, and the timestamp a
+/// `google.protobuf.Timestamp` in UTC: one the respelling path would have to assume UTC for or
+/// could not read is left to it, as it reports a loss.
+fn write_status<const P: bool>(out: &mut Vec<u8>, status: &TaskStatus) -> Option<()> {
+    out.push(b'{');
+    let mut first = true;
+    let state = if P {
+        Some(crate::grpc::encode::proto_state(status.state))
+            .filter(|&s| s != proto::TaskState::Unspecified)
+            .map(|s| s.as_str_name())
+    } else {
+        Some(WireState::from_ir(status.state).name())
+    };
+    if let Some(state) = state {
+        write_key(out, &mut first, "state");
+        write_str(out, state);
     }
-    let mut first = false;
-    write_optional_str(out, &mut first, "timestamp", status.timestamp.as_deref());
+    if let Some(message) = &status.message {
+        write_key(out, &mut first, "message");
+        write_message::<P>(out, message)?;
+    }
+    if let Some(timestamp) = status.timestamp.as_deref() {
+        write_key(out, &mut first, "timestamp");
+        if P {
+            match utc(timestamp) {
+                Utc::Unchanged => write_str(out, timestamp),
+                Utc::Converted(converted) => write_str(out, &converted),
+                Utc::AssumedUtc(_) | Utc::Unparsed => return None,
+            }
+        } else {
+            write_str(out, timestamp);
+        }
+    }
     out.push(b'}');
     Some(())
 }
 
 /// A 0.3 `Artifact`: `artifactId`, `name`, `description`, `parts`, `metadata`, `extensions`.
-fn write_artifact(out: &mut Vec<u8>, artifact: &Artifact) -> Option<()> {
+fn write_artifact<const P: bool>(out: &mut Vec<u8>, artifact: &Artifact) -> Option<()> {
     out.extend_from_slice(b"{\"artifactId\":");
     write_str(out, &artifact.artifact_id);
     let mut first = false;
@@ -811,7 +1192,7 @@ fn write_artifact(out: &mut Vec<u8>, artifact: &Artifact) -> Option<()> {
         artifact.description.as_deref(),
     );
     write_key(out, &mut first, "parts");
-    write_parts(out, &artifact.parts)?;
+    write_parts::<P>(out, &artifact.parts)?;
     write_metadata(out, &mut first, artifact.metadata.as_ref());
     if let Some(extensions) = &artifact.extensions {
         write_key(out, &mut first, "extensions");
@@ -823,17 +1204,24 @@ fn write_artifact(out: &mut Vec<u8>, artifact: &Artifact) -> Option<()> {
 
 /// A `TaskStatusUpdateEvent`: `kind`, `taskId`, `contextId`, `status`, `final`, `metadata`.
 /// An absent `final` is synthesised from the state, as the serde path does, without a loss.
-fn write_status_update(out: &mut Vec<u8>, update: &TaskStatusUpdateEvent) -> Option<()> {
+fn write_status_update<const P: bool>(
+    out: &mut Vec<u8>,
+    update: &TaskStatusUpdateEvent,
+) -> Option<()> {
     // 0.3 has no A2A 1.1 generation: the serde path drops it with a `FieldDropped` loss.
     if update.generation.is_some() {
         return None;
     }
-    out.extend_from_slice(b"{\"kind\":\"status-update\",\"taskId\":");
+    out.extend_from_slice(if P {
+        b"{\"taskId\":"
+    } else {
+        b"{\"kind\":\"status-update\",\"taskId\":"
+    });
     write_str(out, &update.task_id);
     out.extend_from_slice(b",\"contextId\":");
     write_str(out, &update.context_id);
     out.extend_from_slice(b",\"status\":");
-    write_status(out, &update.status)?;
+    write_status::<P>(out, &update.status)?;
     out.extend_from_slice(b",\"final\":");
     write_bool(
         out,
@@ -849,17 +1237,24 @@ fn write_status_update(out: &mut Vec<u8>, update: &TaskStatusUpdateEvent) -> Opt
 
 /// A `TaskArtifactUpdateEvent`: `kind`, `taskId`, `contextId`, `artifact`, `append`,
 /// `lastChunk`, `metadata`.
-fn write_artifact_update(out: &mut Vec<u8>, update: &TaskArtifactUpdateEvent) -> Option<()> {
+fn write_artifact_update<const P: bool>(
+    out: &mut Vec<u8>,
+    update: &TaskArtifactUpdateEvent,
+) -> Option<()> {
     // 0.3 has no A2A 1.1 generation: the serde path drops it with a `FieldDropped` loss.
     if update.generation.is_some() {
         return None;
     }
-    out.extend_from_slice(b"{\"kind\":\"artifact-update\",\"taskId\":");
+    out.extend_from_slice(if P {
+        b"{\"taskId\":"
+    } else {
+        b"{\"kind\":\"artifact-update\",\"taskId\":"
+    });
     write_str(out, &update.task_id);
     out.extend_from_slice(b",\"contextId\":");
     write_str(out, &update.context_id);
     out.extend_from_slice(b",\"artifact\":");
-    write_artifact(out, &update.artifact)?;
+    write_artifact::<P>(out, &update.artifact)?;
     let mut first = false;
     if let Some(append) = update.append {
         write_key(out, &mut first, "append");
@@ -907,7 +1302,7 @@ fn write_bool(out: &mut Vec<u8>, value: bool) {
 mod tests {
     use bridge_wire::direct::Reader;
 
-    use super::{member as m, read_slots};
+    use super::{RPC, member as m, read_slots};
 
     #[test]
     fn each_member_of_an_event_object_sets_the_bit_its_shapes_are_masked_with() {
@@ -932,7 +1327,7 @@ mod tests {
         ] {
             let text = format!(r#"{{"{member}":{value}}}"#);
             let seen = Reader::new(text.as_bytes())
-                .and_then(|mut r| read_slots(&mut r))
+                .and_then(|mut r| read_slots::<RPC>(&mut r))
                 .map(|(seen, _)| seen);
             assert_eq!(seen, Some(1 << bit), "{text}");
         }

@@ -41,7 +41,7 @@ pub mod rest;
 mod wire;
 
 pub use grpc::V03Grpc;
-pub use rest::V03Rest;
+pub use rest::{V03Rest, V03ValueRest};
 
 use bridge_app::codec::{DecodeError, EncodeError, JsonRpcCodec};
 use bridge_ir::{

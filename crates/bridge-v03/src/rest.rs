@@ -2,15 +2,23 @@
 //! `ProtoJSON` of the 0.3 proto (`a2a.v1`), which is not the 0.3 JSON-RPC JSON (wire diff §6.3;
 //! a2a-sdk 0.3.26 `rest_handler.py`, `rest_adapter.py`).
 //!
-//! # Why bodies are translated to the JSON-RPC shape first
+//! # Why bodies are respelled into the JSON-RPC shape, and when they are not
 //!
 //! The 0.3 proto and the 0.3 JSON-RPC schema say the same things with other spellings: a
 //! message's parts are `content`, parts are oneofs without `kind` (`file` holds `fileWithUri` or
 //! `fileWithBytes`, `data` holds `data`), enums are `ROLE_USER` and `TASK_STATE_CANCELLED`, a
 //! task status's message is `message` (proto field `update`), and the send configuration's push
-//! config is `pushNotification`. Respelling each body into the JSON-RPC shape (and each answer
-//! back) lets the 0.3 JSON-RPC codec read and write every document, so the two bindings accept
-//! and refuse the same things.
+//! config is `pushNotification`. [`V03ValueRest`] respells each body into the JSON-RPC shape
+//! through a `serde_json::Value` (and each answer back), so that the 0.3 JSON-RPC codec reads
+//! and writes every document and the two bindings accept and refuse the same things: it is the
+//! authority.
+//!
+//! [`V03Rest`], the codec the bridge runs, first tries the direct reader and writer of
+//! `crate::direct` in the proto spelling, for the bodies nearly every exchange carries (a send's
+//! request, its answer, a task, a stream event). They answer only where they give what
+//! [`V03ValueRest`] gives (declining anything they are not sure of, and anything that would be
+//! written with a loss), and [`V03ValueRest`] handles the rest; the crate's tests hold the two to
+//! that on generated documents.
 //!
 //! # Errors
 //!
@@ -39,9 +47,15 @@ use serde_json::{Map, Value, json};
 
 use crate::V03JsonRpc;
 
-/// The 0.3 HTTP+JSON codec.
+/// The 0.3 HTTP+JSON codec: the direct proto-JSON paths where they answer, else
+/// [`V03ValueRest`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct V03Rest;
+
+/// The 0.3 HTTP+JSON codec that respells every body through a `serde_json::Value` into the
+/// JSON-RPC shape and back: the authority the direct paths of [`V03Rest`] are held to.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct V03ValueRest;
 
 /// The operations 0.3 serves over HTTP+JSON, their verbs (the first is the one the bridge
 /// sends) and paths. `:subscribe` is taken over `POST` as well as `GET`: the 0.3 proto's HTTP
@@ -236,29 +250,19 @@ fn role_to_rest(name: &str) -> Value {
     Value::String(format!("ROLE_{}", name.to_ascii_uppercase()))
 }
 
-/// A proto `fileWithBytes` as the JSON-RPC `bytes`. a2a-sdk 0.3 puts the JSON-RPC base64 text
-/// itself into the proto's `bytes` field (`file.bytes.encode('utf-8')`), so on the wire the
-/// member is the base64 of that text; it is read back the same way, and a value that is not such
-/// text is passed on as it came.
+/// A proto `fileWithBytes` as the JSON-RPC `bytes` ([`crate::direct::bytes_from_proto`]); a
+/// value that is not a string is passed on as it came.
 fn bytes_to_rpc(value: Value) -> Value {
-    use base64::Engine as _;
-    let Value::String(text) = &value else {
-        return value;
-    };
-    base64::engine::general_purpose::STANDARD
-        .decode(text)
-        .ok()
-        .and_then(|inner| String::from_utf8(inner).ok())
-        .map_or(value, Value::String)
+    match value {
+        Value::String(text) => Value::String(crate::direct::bytes_from_proto(text)),
+        other => other,
+    }
 }
 
-/// The JSON-RPC `bytes` as the proto `fileWithBytes` a2a-sdk 0.3 writes (see [`bytes_to_rpc`]).
+/// The JSON-RPC `bytes` as the proto `fileWithBytes` ([`crate::direct::bytes_to_proto`]).
 fn bytes_to_rest(value: Value) -> Value {
-    use base64::Engine as _;
     match value {
-        Value::String(text) => {
-            Value::String(base64::engine::general_purpose::STANDARD.encode(text.as_bytes()))
-        }
+        Value::String(text) => Value::String(crate::direct::bytes_to_proto(&text)),
         other => other,
     }
 }
@@ -771,6 +775,85 @@ fn history_length(query: Option<&str>) -> Result<Option<i64>, DecodeError> {
 }
 
 impl RestCodec for V03Rest {
+    fn revision(&self) -> Revision {
+        V03ValueRest.revision()
+    }
+
+    fn route(&self, method: &http::Method, path: &str) -> Result<RestRoute, RouteMiss> {
+        V03ValueRest.route(method, path)
+    }
+
+    fn decode_request(
+        &self,
+        route: &RestRoute,
+        query: Option<&str>,
+        body: &[u8],
+    ) -> Result<Call, DecodeError> {
+        match crate::direct::decode_rest_request(route.method, body) {
+            Some(call) => Ok(call),
+            None => V03ValueRest.decode_request(route, query, body),
+        }
+    }
+
+    fn encode_result(
+        &self,
+        method: Method,
+        reply: Reply,
+    ) -> Result<Translated<Vec<u8>>, EncodeError> {
+        match crate::direct::encode_rest_result(method, &reply) {
+            Some(bytes) => Ok(Translated::lossless(bytes)),
+            None => V03ValueRest.encode_result(method, reply),
+        }
+    }
+
+    fn encode_event(&self, event: StreamEvent) -> Translated<Vec<u8>> {
+        match crate::direct::encode_rest_event(&event) {
+            Some(bytes) => Translated::lossless(bytes),
+            None => V03ValueRest.encode_event(event),
+        }
+    }
+
+    fn encode_error(&self, error: RpcError, status: Option<u16>) -> RestError {
+        V03ValueRest.encode_error(error, status)
+    }
+
+    fn encode_request(&self, call: Call) -> Result<RestRequest, EncodeError> {
+        let path = match call.method() {
+            Method::SendMessage => "/v1/message:send",
+            Method::SendStreamingMessage => "/v1/message:stream",
+            _ => return V03ValueRest.encode_request(call),
+        };
+        match crate::direct::encode_rest_request(&call) {
+            Some(body) => Ok(RestRequest {
+                method: http::Method::POST,
+                path: path.to_owned(),
+                query: None,
+                body: Translated::lossless(body),
+            }),
+            None => V03ValueRest.encode_request(call),
+        }
+    }
+
+    fn decode_result(&self, method: Method, body: &[u8]) -> Result<Reply, DecodeError> {
+        match crate::direct::decode_rest_result(method, body) {
+            Some(reply) => Ok(reply),
+            None => V03ValueRest.decode_result(method, body),
+        }
+    }
+
+    fn decode_event(&self, data: &[u8]) -> Result<StreamEvent, DecodeError> {
+        match crate::direct::decode_rest_event(data) {
+            Some(event) => Ok(event),
+            None => V03ValueRest.decode_event(data),
+        }
+    }
+
+    fn decode_error(&self, status: u16, body: &[u8]) -> Result<RpcError, DecodeError> {
+        V03ValueRest.decode_error(status, body)
+    }
+}
+
+impl RestCodec for V03ValueRest {
     fn revision(&self) -> Revision {
         Revision::V0_3
     }

@@ -413,19 +413,25 @@ fn role(number: i32, at: &Path<'_>) -> Result<Role, DecodeError> {
 }
 
 fn state(number: i32, at: &Path<'_>) -> Result<TaskState, DecodeError> {
+    proto::TaskState::try_from(number)
+        .map(state_of)
+        .map_err(|_| at.error(format_args!("{number} is no TaskState")))
+}
+
+/// The task state a proto enum value stands for (the table the gRPC and HTTP+JSON forms share).
+pub(crate) const fn state_of(state: proto::TaskState) -> TaskState {
     use proto::TaskState as S;
-    Ok(match S::try_from(number) {
-        Ok(S::Unspecified) => TaskState::Unspecified,
-        Ok(S::Submitted) => TaskState::Submitted,
-        Ok(S::Working) => TaskState::Working,
-        Ok(S::Completed) => TaskState::Completed,
-        Ok(S::Failed) => TaskState::Failed,
-        Ok(S::Cancelled) => TaskState::Canceled,
-        Ok(S::InputRequired) => TaskState::InputRequired,
-        Ok(S::Rejected) => TaskState::Rejected,
-        Ok(S::AuthRequired) => TaskState::AuthRequired,
-        Err(_) => return Err(at.error(format_args!("{number} is no TaskState"))),
-    })
+    match state {
+        S::Unspecified => TaskState::Unspecified,
+        S::Submitted => TaskState::Submitted,
+        S::Working => TaskState::Working,
+        S::Completed => TaskState::Completed,
+        S::Failed => TaskState::Failed,
+        S::Cancelled => TaskState::Canceled,
+        S::InputRequired => TaskState::InputRequired,
+        S::Rejected => TaskState::Rejected,
+        S::AuthRequired => TaskState::AuthRequired,
+    }
 }
 
 fn timestamp(value: &prost_types::Timestamp, at: &Path<'_>) -> Result<String, DecodeError> {

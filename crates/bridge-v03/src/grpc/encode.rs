@@ -418,6 +418,11 @@ fn role(role: Role, at: &Path<'_>, losses: &mut Losses) -> i32 {
 }
 
 fn state(state: TaskState) -> i32 {
+    proto_state(state).into()
+}
+
+/// The proto enum of a task state (the table the gRPC and HTTP+JSON forms share).
+pub(crate) const fn proto_state(state: TaskState) -> proto::TaskState {
     use proto::TaskState as S;
     match state {
         TaskState::Unspecified => S::Unspecified,
@@ -430,7 +435,6 @@ fn state(state: TaskState) -> i32 {
         TaskState::Rejected => S::Rejected,
         TaskState::AuthRequired => S::AuthRequired,
     }
-    .into()
 }
 
 /// A message; `rpc` is its path in the JSON-RPC form, `doc` in the proto form.

@@ -53,8 +53,8 @@ use bridge_ir::{Call, ErrorCode, Method, Reply, Revision, RpcError, StreamEvent,
 
 use crate::path::Losses;
 
-mod decode;
-mod encode;
+pub(crate) mod decode;
+pub(crate) mod encode;
 pub mod proto;
 
 /// The service's full name.

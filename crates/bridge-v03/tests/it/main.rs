@@ -4,3 +4,4 @@ mod direct;
 mod golden;
 mod grpc;
 mod properties;
+mod rest_direct;
