@@ -272,10 +272,11 @@ impl State {
     ///
     /// The upstream connection hands its body over one HTTP chunk (usually one event) at a
     /// time, however many it read from the socket at once. Written as it came, each event would
-    /// be a write of its own to the caller. After each upstream chunk the stream lets the
-    /// connection hand over what it has already read (it yields to the scheduler) and takes it
-    /// too when it is there, so that one write carries every event of one upstream read. When
-    /// nothing more has arrived the frames go out at once: no event waits for a later one.
+    /// be a write of its own to the caller. After each upstream chunk the stream polls the body
+    /// once more and takes what it gives at once: the HTTP/1 connection is driven by this
+    /// task's own poll (`bridge_upstream::pool`), so that poll hands over the next chunk it
+    /// already read, and one write carries every event of one upstream read. When nothing more
+    /// has arrived the frames go out at once: no event waits for a later one.
     async fn next_frame(&mut self) -> Option<Bytes> {
         let mut gather = false;
         loop {
@@ -285,10 +286,6 @@ impl State {
                     && self.pending.iter().map(Bytes::len).sum::<usize>() < GATHER_LIMIT
                     && let Source::Upstream(body) = &mut self.source
                 {
-                    // Two turns of the scheduler: one for the connection to take its next
-                    // chunk, one for it to hand the chunk over.
-                    yield_once().await;
-                    yield_once().await;
                     let ready = std::future::poll_fn(|cx| Poll::Ready(body.poll_next_unpin(cx)));
                     if let Poll::Ready(item) = ready.await {
                         gather = self.upstream(item).await;
@@ -371,18 +368,4 @@ impl State {
         }
         true
     }
-}
-
-/// Lets every task that is ready run once before this one goes on: pending once, waking itself.
-async fn yield_once() {
-    let mut yielded = false;
-    std::future::poll_fn(|cx| {
-        if yielded {
-            return Poll::Ready(());
-        }
-        yielded = true;
-        cx.waker().wake_by_ref();
-        Poll::Pending
-    })
-    .await;
 }

@@ -117,16 +117,20 @@ impl Translator {
         if self.subscription {
             self.remember_artifacts(&event);
         }
+        // Only a subscription is followed (`super::follow`), and only following reads the last
+        // status sent.
         match &mut event {
-            StreamEvent::Task(task) => self.last_status = Some(task.status.clone()),
-            StreamEvent::StatusUpdate(update) => {
+            StreamEvent::Task(task) if self.subscription => {
+                self.last_status = Some(task.status.clone());
+            }
+            StreamEvent::StatusUpdate(update) if self.subscription => {
                 self.last_status = Some(update.status.clone());
                 // A 0.3 subscriber reads `final` as the end of its subscription.
-                if self.subscription && self.context.caller == Revision::V0_3 {
+                if self.context.caller == Revision::V0_3 {
                     update.final_flag = Some(ends);
                 }
             }
-            StreamEvent::Message(_) | StreamEvent::ArtifactUpdate(_) => {}
+            _ => {}
         }
         frames.push(self.encode(event));
         if ends {
@@ -211,19 +215,32 @@ impl Translator {
         if self.context.upstream != Revision::V0_3 {
             return;
         }
-        let entry = match event {
-            StreamEvent::Task(task) => crate::index::task_entry(task),
-            StreamEvent::StatusUpdate(update) => crate::store::TaskEntry {
-                id: update.task_id.clone(),
-                context_id: update.context_id.clone(),
-                state: update.status.state,
-                status_time: update.status.timestamp.clone().unwrap_or_default(),
-            },
+        let (id, context_id, status) = match event {
+            StreamEvent::Task(task) => (
+                &task.id,
+                task.context_id.as_deref().unwrap_or_default(),
+                &task.status,
+            ),
+            StreamEvent::StatusUpdate(update) => {
+                (&update.task_id, update.context_id.as_str(), &update.status)
+            }
             StreamEvent::Message(_) | StreamEvent::ArtifactUpdate(_) => return,
         };
-        if self.indexed.as_ref() == Some(&entry) {
+        let status_time = status.timestamp.as_deref().unwrap_or_default();
+        if self.indexed.as_ref().is_some_and(|indexed| {
+            indexed.id == *id
+                && indexed.context_id == context_id
+                && indexed.state == status.state
+                && indexed.status_time == status_time
+        }) {
             return;
         }
+        let entry = crate::store::TaskEntry {
+            id: id.clone(),
+            context_id: context_id.to_owned(),
+            state: status.state,
+            status_time: status_time.to_owned(),
+        };
         crate::index::record_entry(&self.bridge, &self.context, entry.clone()).await;
         self.indexed = Some(entry);
     }
