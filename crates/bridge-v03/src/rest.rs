@@ -626,9 +626,20 @@ fn proto_bytes(mut value: Value, losses: &mut Vec<Loss>) -> Vec<u8> {
     serde_json::to_vec(&value).unwrap_or_default()
 }
 
+/// The HTTP method the bridge sends `method` with and its path template ([`PATHS`]).
+fn call_form(method: Method) -> Option<(http::Method, &'static str)> {
+    let &(_, &[verb, ..], template) = PATHS.iter().find(|(m, _, _)| *m == method)? else {
+        return None;
+    };
+    Some((
+        http::Method::from_bytes(verb.as_bytes()).unwrap_or(http::Method::POST),
+        template,
+    ))
+}
+
 fn encode_call(call: Call) -> Result<RestRequest, EncodeError> {
     let method = call.method();
-    let Some(&(_, &[verb, ..], template)) = PATHS.iter().find(|(m, _, _)| *m == method) else {
+    let Some((verb, template)) = call_form(method) else {
         return Err(EncodeError::Unrepresentable(format!(
             "{} has no A2A 0.3 HTTP+JSON form the bridge calls",
             method.label()
@@ -687,7 +698,7 @@ fn encode_call(call: Call) -> Result<RestRequest, EncodeError> {
     };
     let mut losses = encoded.losses;
     Ok(RestRequest {
-        method: http::Method::from_bytes(verb.as_bytes()).unwrap_or(http::Method::POST),
+        method: verb,
         path,
         query,
         body: Translated {
@@ -818,19 +829,18 @@ impl RestCodec for V03Rest {
     }
 
     fn encode_request(&self, call: Call) -> Result<RestRequest, EncodeError> {
-        let path = match call.method() {
-            Method::SendMessage => "/v1/message:send",
-            Method::SendStreamingMessage => "/v1/message:stream",
-            _ => return V03ValueRest.encode_request(call),
-        };
-        match crate::direct::encode_rest_request(&call) {
-            Some(body) => Ok(RestRequest {
-                method: http::Method::POST,
+        // The direct writer answers only for a send, whose path has no parameter.
+        match (
+            crate::direct::encode_rest_request(&call),
+            call_form(call.method()),
+        ) {
+            (Some(body), Some((verb, path))) => Ok(RestRequest {
+                method: verb,
                 path: path.to_owned(),
                 query: None,
                 body: Translated::lossless(body),
             }),
-            None => V03ValueRest.encode_request(call),
+            _ => V03ValueRest.encode_request(call),
         }
     }
 
