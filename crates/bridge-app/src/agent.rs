@@ -77,21 +77,23 @@ pub(crate) async fn forward(
             client_attributes(context),
         )
     });
-    let (outcome, headers) = match client {
-        None => context.agent.unary(&bridge.ports, context, call).await,
-        Some(mut client) => {
-            let caller_trace = crate::telemetry::take_trace(&mut context.caller_headers);
-            client.inject(&mut context.caller_headers);
-            let answered = Box::pin(context.agent.unary(&bridge.ports, context, call)).await;
-            crate::telemetry::restore_trace(&mut context.caller_headers, caller_trace);
-            match &answered.0 {
-                Ok(reply) => crate::telemetry::record_reply(client.as_mut(), reply),
-                Err(error) => client.fail(error.code.class_name()),
-            }
-            client.end();
-            answered
+    // One path with and without a span, so that the agent's future is held once.
+    let caller_trace = client.as_ref().map(|client| {
+        let caller_trace = crate::telemetry::take_trace(&mut context.caller_headers);
+        client.inject(&mut context.caller_headers);
+        caller_trace
+    });
+    let (outcome, headers) = context.agent.unary(&bridge.ports, context, call).await;
+    if let Some(caller_trace) = caller_trace {
+        crate::telemetry::restore_trace(&mut context.caller_headers, caller_trace);
+    }
+    if let Some(mut client) = client {
+        match &outcome {
+            Ok(reply) => crate::telemetry::record_reply(client.as_mut(), reply),
+            Err(error) => client.fail(error.code.class_name()),
         }
-    };
+        client.end();
+    }
     let outcome = outcome.and_then(|reply| match unidentified(&reply) {
         None => Ok(reply),
         Some(what) => Err(invalid(format!(

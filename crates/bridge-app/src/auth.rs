@@ -171,14 +171,14 @@ pub(crate) fn scope_of(
             .map(|v| format!("header:{v}"))
     };
     checked.or_else(named).map_or_else(String::new, |identity| {
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
         let digest = sha2::Sha256::digest(identity.as_bytes());
-        digest
-            .iter()
-            .fold(String::with_capacity(64), |mut out, byte| {
-                use std::fmt::Write as _;
-                let _ = write!(out, "{byte:02x}");
-                out
-            })
+        let mut out = String::with_capacity(2 * digest.len());
+        for byte in digest {
+            out.push(char::from(DIGITS[usize::from(byte >> 4)]));
+            out.push(char::from(DIGITS[usize::from(byte & 0x0f)]));
+        }
+        out
     })
 }
 

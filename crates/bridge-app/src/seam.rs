@@ -11,11 +11,11 @@
 
 use std::convert::Infallible;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use bridge_ir::{Binding, Call, Method, Revision, RpcError};
 use futures_util::future::BoxFuture;
 use http::{HeaderMap, StatusCode};
-use tower::util::BoxCloneSyncService;
 use tower::{Service, ServiceExt as _};
 
 use crate::call::Caller;
@@ -114,13 +114,45 @@ impl CoreCall {
     }
 }
 
+/// What a route's calls pass through, erased: a call in, its answer's future out.
+type Erased =
+    dyn Fn(CoreCall) -> BoxFuture<'static, Result<InboundResponse, Infallible>> + Send + Sync;
+
 /// The service every route's calls pass through: its layers over the core.
-pub type CoreService = BoxCloneSyncService<CoreCall, InboundResponse, Infallible>;
+///
+/// A tower `Service` whose clone is one reference count: a layer clones the service below it
+/// for every call it passes on, and tower's `BoxCloneSyncService` allocated a new box for each
+/// such clone and again for each future.
+#[derive(Clone)]
+pub struct CoreService(Arc<Erased>);
+
+impl std::fmt::Debug for CoreService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CoreService").finish_non_exhaustive()
+    }
+}
+
+impl Service<CoreCall> for CoreService {
+    type Response = InboundResponse;
+    type Error = Infallible;
+    type Future = BoxFuture<'static, Result<InboundResponse, Infallible>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, call: CoreCall) -> Self::Future {
+        (self.0)(call)
+    }
+}
 
 /// What the core is to the seam: the bottom service's work, and how a refusal is written.
 pub(crate) trait Entry: Send + Sync {
     /// Serves the call (the core).
-    fn dispatch(self: Arc<Self>, call: CoreCall) -> BoxFuture<'static, InboundResponse>;
+    fn dispatch(
+        self: Arc<Self>,
+        call: CoreCall,
+    ) -> BoxFuture<'static, Result<InboundResponse, Infallible>>;
 
     /// `error` written for `caller`.
     fn refusal(
@@ -147,15 +179,15 @@ pub(crate) trait Entry: Send + Sync {
 
 /// The seam with no layer: the core alone.
 pub(crate) fn core() -> CoreService {
-    BoxCloneSyncService::new(tower::service_fn(|call: CoreCall| {
+    CoreService(Arc::new(|call: CoreCall| {
         let entry = Arc::clone(&call.entry);
-        async move { Ok::<_, Infallible>(entry.dispatch(call).await) }
+        entry.dispatch(call)
     }))
 }
 
 /// Passes `call` through `service` (the route's layers and the core).
-pub(crate) async fn enter(service: CoreService, call: CoreCall) -> InboundResponse {
-    match service.oneshot(call).await {
+pub(crate) async fn enter(service: &CoreService, call: CoreCall) -> InboundResponse {
+    match (service.0)(call).await {
         Ok(response) => response,
         Err(never) => match never {},
     }
@@ -172,5 +204,9 @@ where
         + 'static,
     <L::Service as Service<CoreCall>>::Future: Send + 'static,
 {
-    BoxCloneSyncService::new(layer.layer(service))
+    let service = layer.layer(service);
+    CoreService(Arc::new(move |call: CoreCall| {
+        let service = service.clone();
+        Box::pin(service.oneshot(call))
+    }))
 }

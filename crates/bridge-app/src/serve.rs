@@ -61,17 +61,21 @@ async fn enter_core(
     call: Call,
     headers: HeaderMap,
 ) -> InboundResponse {
-    let Some(telemetry) = &bridge.telemetry else {
-        return entered(bridge, caller, call, headers).await;
-    };
-    let span = crate::telemetry::SharedSpan::new(telemetry.serve(
-        crate::telemetry::method_name(caller.method),
-        &headers,
-        server_attributes(bridge, &caller, &call),
-    ));
-    caller.span = Some(Arc::clone(&span));
-    let response = Box::pin(entered(bridge, caller, call, headers)).await;
-    traced(response, span)
+    // One path with and without a span: a second call of `entered` for the traced branch
+    // would double this future or need a box of its own.
+    let span = bridge.telemetry.as_ref().map(|telemetry| {
+        crate::telemetry::SharedSpan::new(telemetry.serve(
+            crate::telemetry::method_name(caller.method),
+            &headers,
+            server_attributes(bridge, &caller, &call),
+        ))
+    });
+    caller.span.clone_from(&span);
+    let response = entered(bridge, caller, call, headers).await;
+    match span {
+        Some(span) => traced(response, span),
+        None => response,
+    }
 }
 
 /// The SERVER span's first attributes: the A2A conventions' and the bridge's own.
@@ -186,12 +190,15 @@ async fn entered(
         call,
         headers,
     };
-    crate::seam::enter(layers.clone(), call).await
+    crate::seam::enter(layers, call).await
 }
 
 impl Entry for Bridge {
-    fn dispatch(self: Arc<Self>, call: CoreCall) -> BoxFuture<'static, InboundResponse> {
-        Box::pin(async move { serve(&self, call.caller, call.call, call.headers).await })
+    fn dispatch(
+        self: Arc<Self>,
+        call: CoreCall,
+    ) -> BoxFuture<'static, Result<InboundResponse, std::convert::Infallible>> {
+        Box::pin(async move { Ok(serve(&self, call.caller, call.call, call.headers).await) })
     }
 
     fn refusal_under(

@@ -601,11 +601,15 @@ impl Store for MemoryStore {
                         buckets.remove(&old);
                     }
                 }
-                let (tokens, at) = buckets
-                    .get(key)
-                    .copied()
-                    .unwrap_or((f64::from(burst.max(1)), now));
-                let (left, admission) = drawn(tokens, now.duration_since(at), rate, burst);
+                // A bucket already there is updated in place: its key is not copied again.
+                if let Some(bucket) = buckets.get_mut(key) {
+                    let (left, admission) =
+                        drawn(bucket.0, now.duration_since(bucket.1), rate, burst);
+                    *bucket = (left, now);
+                    return admission;
+                }
+                let full = f64::from(burst.max(1));
+                let (left, admission) = drawn(full, Duration::ZERO, rate, burst);
                 buckets.insert(key.to_owned(), (left, now));
                 admission
             });

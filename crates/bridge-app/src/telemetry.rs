@@ -13,7 +13,13 @@
 use std::sync::{Arc, Mutex};
 
 use bridge_ir::{Method, Reply, Revision, SendResult, StreamEvent, TaskState};
-use http::HeaderMap;
+use http::{HeaderMap, HeaderName};
+
+/// W3C Trace Context's `traceparent` header.
+pub const TRACEPARENT: HeaderName = HeaderName::from_static("traceparent");
+
+/// W3C Trace Context's `tracestate` header.
+pub const TRACESTATE: HeaderName = HeaderName::from_static("tracestate");
 
 /// An attribute value.
 #[derive(Debug, Clone)]
@@ -83,7 +89,7 @@ pub fn traceparent_of(span: &SharedSpan) -> Option<String> {
     let mut headers = HeaderMap::new();
     span.with(|span| span.inject(&mut headers));
     headers
-        .get("traceparent")
+        .get(TRACEPARENT)
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned)
 }
@@ -194,8 +200,8 @@ pub struct CallerTrace {
 
 /// Takes the trace context headers out of `headers`.
 pub fn take_trace(headers: &mut HeaderMap) -> CallerTrace {
-    let traceparent = headers.remove("traceparent");
-    let tracestate = match headers.entry("tracestate") {
+    let traceparent = headers.remove(TRACEPARENT);
+    let tracestate = match headers.entry(TRACESTATE) {
         http::header::Entry::Occupied(entry) => entry.remove_entry_mult().1.collect(),
         http::header::Entry::Vacant(_) => Vec::new(),
     };
@@ -207,13 +213,13 @@ pub fn take_trace(headers: &mut HeaderMap) -> CallerTrace {
 
 /// Puts the caller's trace context back in `headers`, in place of what stood in for it.
 pub fn restore_trace(headers: &mut HeaderMap, trace: CallerTrace) {
-    headers.remove("traceparent");
-    headers.remove("tracestate");
+    headers.remove(TRACEPARENT);
+    headers.remove(TRACESTATE);
     if let Some(traceparent) = trace.traceparent {
-        headers.insert("traceparent", traceparent);
+        headers.insert(TRACEPARENT, traceparent);
     }
     for state in trace.tracestate {
-        headers.append("tracestate", state);
+        headers.append(TRACESTATE, state);
     }
 }
 

@@ -174,7 +174,15 @@ impl Limits {
 /// The layer enforcing [`Limits`], drawing on `store` and reporting to `observer`.
 #[derive(Debug, Clone)]
 pub struct LimitLayer {
-    limits: Arc<Limits>,
+    shared: Arc<Shared>,
+}
+
+/// What every call through a [`LimitLayer`] reads.
+#[derive(Debug)]
+struct Shared {
+    limits: Limits,
+    /// Each rule's bucket keys begin with its index and classes: written once, here.
+    prefixes: Vec<String>,
     store: Arc<dyn Store>,
     observer: Arc<dyn Observer>,
 }
@@ -183,10 +191,19 @@ impl LimitLayer {
     /// The layer.
     #[must_use]
     pub fn new(limits: Limits, store: Arc<dyn Store>, observer: Arc<dyn Observer>) -> Self {
+        let prefixes = limits
+            .rules
+            .iter()
+            .enumerate()
+            .map(|(index, rule)| format!("{index}:{}:", class_set(rule)))
+            .collect();
         Self {
-            limits: Arc::new(limits),
-            store,
-            observer,
+            shared: Arc::new(Shared {
+                limits,
+                prefixes,
+                store,
+                observer,
+            }),
         }
     }
 }
@@ -212,7 +229,7 @@ pub struct Limited {
 impl std::fmt::Debug for Limited {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Limited")
-            .field("limits", &self.layer.limits)
+            .field("limits", &self.layer.shared.limits)
             .finish_non_exhaustive()
     }
 }
@@ -228,19 +245,22 @@ impl Service<CoreCall> for Limited {
 
     fn call(&mut self, call: CoreCall) -> Self::Future {
         let inner = self.inner.clone();
-        let layer = self.layer.clone();
-        Box::pin(async move { Ok(layer.admit(inner, call).await) })
+        let shared = Arc::clone(&self.layer.shared);
+        Box::pin(async move { Ok(shared.admit(inner, call).await) })
     }
 }
 
-impl LimitLayer {
+impl Shared {
     async fn admit(&self, inner: CoreService, call: CoreCall) -> InboundResponse {
         let class = MethodClass::of(call.method());
-        for (index, rule) in self.limits.rules.iter().enumerate() {
+        for (rule, prefix) in self.limits.rules.iter().zip(&self.prefixes) {
             if !rule.applies(class) {
                 continue;
             }
-            let key = format!("{index}:{}:{}", class_set(rule), rule.per.key_of(&call));
+            let bucket = rule.per.key_of(&call);
+            let mut key = String::with_capacity(prefix.len() + bucket.len());
+            key.push_str(prefix);
+            key.push_str(&bucket);
             match self.store.take_token(&key, rule.rate, rule.burst).await {
                 Ok(Admission::Taken) => {}
                 Ok(Admission::Empty(wait)) => {

@@ -27,7 +27,7 @@ mod sampling;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use bridge_app::telemetry::{Attr, Attrs, CallSpan, Telemetry};
+use bridge_app::telemetry::{Attr, Attrs, CallSpan, TRACEPARENT, TRACESTATE, Telemetry};
 use http::HeaderMap;
 use opentelemetry_sdk::trace::{IdGenerator as _, RandomIdGenerator};
 use prometheus_client::metrics::counter::Counter;
@@ -199,9 +199,9 @@ fn now() -> u64 {
 /// The caller's W3C trace context (`traceparent`, and `tracestate` when it reads as one), or
 /// `None` without a valid `traceparent`.
 fn caller_context(headers: &HeaderMap) -> Option<Identity> {
-    let mut identity = parse_traceparent(headers.get("traceparent")?.to_str().ok()?)?;
+    let mut identity = parse_traceparent(headers.get(TRACEPARENT)?.to_str().ok()?)?;
     let states: Vec<&str> = headers
-        .get_all("tracestate")
+        .get_all(TRACESTATE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .collect();
@@ -347,16 +347,22 @@ impl CallSpan for Span {
     }
 
     fn inject(&self, headers: &mut HeaderMap) {
-        headers.remove("traceparent");
-        headers.remove("tracestate");
         let identity = &self.record.identity;
         if let Ok(value) = http::HeaderValue::try_from(traceparent(identity)) {
-            headers.insert("traceparent", value);
+            headers.insert(TRACEPARENT, value);
+        } else {
+            headers.remove(TRACEPARENT);
         }
-        if !identity.trace_state.is_empty()
-            && let Ok(value) = http::HeaderValue::from_str(&identity.trace_state)
-        {
-            headers.insert("tracestate", value);
+        let state = (!identity.trace_state.is_empty())
+            .then(|| http::HeaderValue::from_str(&identity.trace_state).ok())
+            .flatten();
+        match state {
+            Some(value) => {
+                headers.insert(TRACESTATE, value);
+            }
+            None => {
+                headers.remove(TRACESTATE);
+            }
         }
     }
 

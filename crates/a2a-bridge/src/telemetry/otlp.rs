@@ -8,9 +8,54 @@
 //! `prost`'s encoding primitives; each message's length is computed before it is written, so a
 //! batch is one buffer. The tests decode what is written with `opentelemetry-proto`'s generated
 //! types.
+//!
+//! The primitives (varints, keys) are written here rather than with `prost::encoding`'s
+//! generic `BufMut` ones: a batch is one buffer of known size, and at every call sampled the
+//! generic writer's per-byte calls were a tenth of the tracing cost (docs/benchmarks.md). The
+//! tests hold them to `prost`'s on every length class and to the generated types.
 
 use bridge_app::telemetry::{Attr, Attrs};
-use prost::encoding::{WireType, encode_key, encode_varint, encoded_len_varint, key_len};
+
+/// Protobuf's wire types, as a field's key carries them.
+#[derive(Debug, Clone, Copy)]
+enum WireType {
+    Varint = 0,
+    SixtyFourBit = 1,
+    LengthDelimited = 2,
+    ThirtyTwoBit = 5,
+}
+
+/// `value` as a base-128 varint.
+fn encode_varint(value: u64, out: &mut Vec<u8>) {
+    let mut value = value;
+    while value >= 0x80 {
+        out.push(low_byte(value) | 0x80);
+        value >>= 7;
+    }
+    out.push(low_byte(value));
+}
+
+/// The low seven bits of `value`.
+fn low_byte(value: u64) -> u8 {
+    u8::try_from(value & 0x7f).unwrap_or_default()
+}
+
+/// The bytes of `value` as a varint.
+const fn encoded_len_varint(value: u64) -> usize {
+    // Bits used (at least one), seven to a byte.
+    let bits = 64 - (value | 1).leading_zeros() as usize;
+    bits.div_ceil(7)
+}
+
+/// The key of field `tag` with `wire` type.
+fn encode_key(tag: u32, wire: WireType, out: &mut Vec<u8>) {
+    encode_varint(u64::from(tag << 3 | wire as u32), out);
+}
+
+/// The bytes of field `tag`'s key.
+fn key_len(tag: u32) -> usize {
+    encoded_len_varint(u64::from(tag << 3))
+}
 
 /// `SpanKind` in the OTLP enum's numbers.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -134,10 +179,39 @@ fn put_any(out: &mut Vec<u8>, value: &Attr) {
 
 /// `KeyValue { key = 1; value = 2 }`.
 fn key_value_len(key: &str, value: &Attr) -> usize {
+    // Short text under a short key: one-byte keys and lengths ([`put_key_value`]).
+    if let Some(text) = value.text()
+        && !key.is_empty()
+        && key.len() + text.len() < 0x80 - 6
+    {
+        return 6 + key.len() + text.len();
+    }
     string_len(1, key) + delimited_len(2, any_len(value))
 }
 
 fn put_key_value(out: &mut Vec<u8>, tag: u32, key: &str, value: &Attr) {
+    // Nearly every attribute is short text under a short key: each length then fits in one
+    // byte and each field's key is one byte, so the field is four byte runs.
+    if let (Some(text), Ok(tag_byte)) = (value.text(), u8::try_from(tag << 3 | 2))
+        && !key.is_empty()
+        && tag < 16
+    {
+        let any = 2 + text.len();
+        let whole = 2 + key.len() + 2 + any;
+        if let (Ok(whole), Ok(key_len), Ok(any), Ok(text_len)) = (
+            u8::try_from(whole),
+            u8::try_from(key.len()),
+            u8::try_from(any),
+            u8::try_from(text.len()),
+        ) && whole < 0x80
+        {
+            out.extend_from_slice(&[tag_byte, whole, 0x0a, key_len]);
+            out.extend_from_slice(key.as_bytes());
+            out.extend_from_slice(&[0x12, any, 0x0a, text_len]);
+            out.extend_from_slice(text.as_bytes());
+            return;
+        }
+    }
     put_delimited(out, tag, key_value_len(key, value));
     put_string(out, 1, key);
     put_delimited(out, 2, any_len(value));
@@ -319,6 +393,12 @@ mod tests {
                 ("http.response.status_code", Attr::Int(200)),
                 ("a2a_bridge.negative", Attr::Int(-3)),
                 ("a2a.empty", "".into()),
+                (
+                    "a2a_bridge.agent.url",
+                    Attr::Str("http://agent.example/".repeat(8)),
+                ),
+                ("a2a.context.id", Attr::Str("t".repeat(107))),
+                ("a2a.context.id", Attr::Str("c".repeat(108))),
             ],
             events: vec![Event {
                 time: 1_700_000_000_000_100_000,
@@ -416,6 +496,51 @@ mod tests {
         assert_eq!(client.kind, 3);
         assert_eq!(client.flags, 0x101);
         assert!(client.status.is_none() && client.events.is_empty() && client.links.is_empty());
+    }
+
+    #[test]
+    fn varints_and_keys_are_prosts_at_every_length() {
+        let mut values: Vec<u64> = vec![0, 1, u64::MAX, u64::MAX - 1];
+        for bits in 1..64 {
+            let edge = 1_u64 << bits;
+            values.extend([edge - 1, edge, edge + 1, edge | 0x55]);
+        }
+        for value in values {
+            let mut ours = Vec::new();
+            let mut theirs = Vec::new();
+            encode_varint(value, &mut ours);
+            prost::encoding::encode_varint(value, &mut theirs);
+            assert_eq!(ours, theirs, "{value}");
+            assert_eq!(
+                encoded_len_varint(value),
+                prost::encoding::encoded_len_varint(value),
+                "{value}"
+            );
+        }
+        for tag in [1, 2, 15, 16, 2047, 2048, (1 << 29) - 1] {
+            for (wire, theirs_wire) in [
+                (WireType::Varint, prost::encoding::WireType::Varint),
+                (
+                    WireType::SixtyFourBit,
+                    prost::encoding::WireType::SixtyFourBit,
+                ),
+                (
+                    WireType::LengthDelimited,
+                    prost::encoding::WireType::LengthDelimited,
+                ),
+                (
+                    WireType::ThirtyTwoBit,
+                    prost::encoding::WireType::ThirtyTwoBit,
+                ),
+            ] {
+                let mut ours = Vec::new();
+                let mut theirs = Vec::new();
+                encode_key(tag, wire, &mut ours);
+                prost::encoding::encode_key(tag, theirs_wire, &mut theirs);
+                assert_eq!(ours, theirs, "{tag} {wire:?}");
+                assert_eq!(key_len(tag), prost::encoding::key_len(tag));
+            }
+        }
     }
 
     #[test]
