@@ -37,27 +37,41 @@ class Bridge:
         binary = bridge_binary()
         if not binary.is_file():
             pytest.skip(f'bridge binary not built: {binary} does not exist')
-        self.listen, self.admin, self.grpc = free_port(), free_port(), free_port()
-        config = logs / f'{name}.toml'
-        config.write_text(
-            f'listen = "127.0.0.1:{self.listen}"\nadmin = "127.0.0.1:{self.admin}"\n{extra}\n'
-            f'[[routes]]\nname = "agent"\nprefix = "/"\ngrpc_listen = "127.0.0.1:{self.grpc}"\n'
-            f'[routes.upstream]\nurl = "{agent.url.rstrip("/")}"\n'
-        )
-        self.process, stdout, stderr = spawn(name, [str(binary), '--config', str(config)], logs)
-        self.peer = Peer(name, self.process, f'http://127.0.0.1:{self.listen}', stdout, stderr)
+        # A port drawn free can be taken by another process before the bridge binds it: then the
+        # bridge exits saying so, and it starts again on newly drawn ports.
+        for _ in range(3):
+            self.listen, self.admin, self.grpc = free_port(), free_port(), free_port()
+            config = logs / f'{name}.toml'
+            config.write_text(
+                f'listen = "127.0.0.1:{self.listen}"\nadmin = "127.0.0.1:{self.admin}"\n{extra}\n'
+                f'[[routes]]\nname = "agent"\nprefix = "/"\ngrpc_listen = "127.0.0.1:{self.grpc}"\n'
+                f'[routes.upstream]\nurl = "{agent.url.rstrip("/")}"\n'
+            )
+            self.process, stdout, stderr = spawn(name, [str(binary), '--config', str(config)], logs)
+            self.peer = Peer(name, self.process, f'http://127.0.0.1:{self.listen}', stdout, stderr)
+            if not self._wait_up('readyz' if ready else 'healthz', name):
+                break
+        else:
+            pytest.fail(f'{name} found no free ports in three tries')
 
-        # A bridge whose store is away never reports ready: then it is up once it is healthy.
-        probe = 'readyz' if ready else 'healthz'
+    def _wait_up(self, probe: str, name: str) -> bool:
+        """Waits until the bridge answers `probe` (a bridge whose store is away never reports
+        ready: then it is up once it is healthy); true when it exited because a port was taken."""
+        taken = False
 
         def up() -> bool:
-            assert self.process.poll() is None, self.peer.log_tail()
+            nonlocal taken
+            if self.process.poll() is not None:
+                taken = 'Address already in use' in self.peer.log_tail()
+                assert taken, self.peer.log_tail()
+                return True
             try:
                 return httpx.get(f'http://127.0.0.1:{self.admin}/{probe}', timeout=2.0).status_code == 200
             except httpx.HTTPError:
                 return False
 
         wait_until(up, START_TIMEOUT, f'{name} {probe}')
+        return taken
 
     @property
     def target(self) -> str:

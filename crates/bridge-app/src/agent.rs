@@ -63,7 +63,7 @@ pub fn invalid_params(
 
 /// Sends a unary call through the call's agent form; an answer that names no task or message
 /// where it must is the agent's invalid response. Under a CLIENT span, the span's trace context
-/// goes to the agent in place of the caller's, which `context` gets back after the call.
+/// goes to the agent in place of the caller's (`context.trace`, for the exchange only).
 pub(crate) async fn forward(
     bridge: &Bridge,
     context: &mut Context,
@@ -78,15 +78,9 @@ pub(crate) async fn forward(
         )
     });
     // One path with and without a span, so that the agent's future is held once.
-    let caller_trace = client.as_ref().map(|client| {
-        let caller_trace = crate::telemetry::take_trace(&mut context.caller_headers);
-        client.inject(&mut context.caller_headers);
-        caller_trace
-    });
+    context.trace = client.as_ref().and_then(|client| client.trace_context());
     let (outcome, headers) = context.agent.unary(&bridge.ports, context, call).await;
-    if let Some(caller_trace) = caller_trace {
-        crate::telemetry::restore_trace(&mut context.caller_headers, caller_trace);
-    }
+    context.trace = None;
     if let Some(mut client) = client {
         match &outcome {
             Ok(reply) => crate::telemetry::record_reply(client.as_mut(), reply),

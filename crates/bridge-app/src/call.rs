@@ -110,6 +110,9 @@ pub struct Context {
     pub push_emulated: bool,
     /// The call's SERVER span, when the route traces (`crate::telemetry`).
     pub span: Option<std::sync::Arc<crate::telemetry::SharedSpan>>,
+    /// The trace context the agent gets in place of the caller's while a CLIENT span is open
+    /// around the exchange ([`crate::headers::toward_agent`]).
+    pub trace: Option<crate::telemetry::TraceContext>,
 }
 
 impl Context {

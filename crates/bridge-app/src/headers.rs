@@ -134,6 +134,17 @@ pub fn joined_extensions(headers: &HeaderMap) -> Option<HeaderValue> {
     HeaderValue::from_str(&uris.join(", ")).ok()
 }
 
+/// What `context`'s agent receives: [`toward_upstream`] of the caller's headers, the CLIENT
+/// span's trace context in place of the caller's while one is open (`context.trace`).
+#[must_use]
+pub fn toward_agent(context: &crate::call::Context, streaming: bool) -> HeaderMap {
+    let mut out = toward_upstream(&context.caller_headers, context.upstream, streaming);
+    if let Some(trace) = &context.trace {
+        trace.apply(&mut out);
+    }
+    out
+}
+
 /// The headers of the upstream's answer that go back to the caller: the activated extensions,
 /// renamed for the caller's revision. Everything else about the answer is the bridge's own.
 #[must_use]

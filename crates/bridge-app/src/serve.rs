@@ -321,6 +321,7 @@ async fn validated(
         agent_tenant: card.as_ref().and_then(|c| c.tenant.clone()),
         push_emulated: card.as_ref().is_some_and(|c| bridge.emulates_push(c)),
         span: caller.span,
+        trace: None,
     };
     if let Some(span) = &context.span {
         span.with(|span| {

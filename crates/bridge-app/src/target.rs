@@ -78,5 +78,6 @@ pub(crate) async fn context_for(
         scope,
         push_emulated: false,
         span: None,
+        trace: None,
     })
 }

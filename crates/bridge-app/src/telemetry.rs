@@ -105,8 +105,18 @@ pub trait CallSpan: Send + Sync + std::fmt::Debug {
     /// A CLIENT span named `name`, child of this one.
     fn client(&self, name: &'static str, attributes: Attrs) -> Box<dyn CallSpan>;
 
+    /// This span's W3C trace context, as the next hop gets it.
+    fn trace_context(&self) -> Option<TraceContext>;
+
     /// Writes this span's context into `headers` as W3C trace context, replacing any there.
-    fn inject(&self, headers: &mut HeaderMap);
+    fn inject(&self, headers: &mut HeaderMap) {
+        if let Some(context) = self.trace_context() {
+            context.apply(headers);
+        } else {
+            headers.remove(TRACEPARENT);
+            headers.remove(TRACESTATE);
+        }
+    }
 
     /// Marks the span failed with `error_type` (an error class, such as `TaskNotFoundError`).
     fn fail(&mut self, error_type: &str);
@@ -190,36 +200,26 @@ pub const fn direction(caller: Revision, agent: Revision) -> &'static str {
     }
 }
 
-/// The caller's trace context headers, taken out of `headers` while a CLIENT span's stand in
-/// for them toward the agent.
-#[derive(Debug, Default)]
-pub struct CallerTrace {
-    traceparent: Option<http::HeaderValue>,
-    tracestate: Vec<http::HeaderValue>,
+/// The W3C trace context a span passes on: its `traceparent`, and `tracestate` when it has
+/// one.
+#[derive(Debug, Clone)]
+pub struct TraceContext {
+    pub traceparent: http::HeaderValue,
+    pub tracestate: Option<http::HeaderValue>,
 }
 
-/// Takes the trace context headers out of `headers`.
-pub fn take_trace(headers: &mut HeaderMap) -> CallerTrace {
-    let traceparent = headers.remove(TRACEPARENT);
-    let tracestate = match headers.entry(TRACESTATE) {
-        http::header::Entry::Occupied(entry) => entry.remove_entry_mult().1.collect(),
-        http::header::Entry::Vacant(_) => Vec::new(),
-    };
-    CallerTrace {
-        traceparent,
-        tracestate,
-    }
-}
-
-/// Puts the caller's trace context back in `headers`, in place of what stood in for it.
-pub fn restore_trace(headers: &mut HeaderMap, trace: CallerTrace) {
-    headers.remove(TRACEPARENT);
-    headers.remove(TRACESTATE);
-    if let Some(traceparent) = trace.traceparent {
-        headers.insert(TRACEPARENT, traceparent);
-    }
-    for state in trace.tracestate {
-        headers.append(TRACESTATE, state);
+impl TraceContext {
+    /// Writes it into `headers` in place of any trace context there.
+    pub fn apply(&self, headers: &mut HeaderMap) {
+        headers.insert(TRACEPARENT, self.traceparent.clone());
+        match &self.tracestate {
+            Some(state) => {
+                headers.insert(TRACESTATE, state.clone());
+            }
+            None => {
+                headers.remove(TRACESTATE);
+            }
+        }
     }
 }
 
@@ -298,25 +298,41 @@ mod tests {
     }
 
     #[test]
-    fn the_callers_trace_context_comes_back_after_a_client_span_stood_in_for_it() {
+    fn a_trace_context_replaces_the_one_in_the_headers_and_a_missing_state_removes_theirs() {
         let mut headers = HeaderMap::new();
-        headers.insert("traceparent", http::HeaderValue::from_static("00-a-b-01"));
-        headers.append("tracestate", http::HeaderValue::from_static("x=1"));
-        headers.append("tracestate", http::HeaderValue::from_static("y=2"));
+        headers.insert(TRACEPARENT, http::HeaderValue::from_static("00-a-b-01"));
+        headers.append(TRACESTATE, http::HeaderValue::from_static("x=1"));
+        headers.append(TRACESTATE, http::HeaderValue::from_static("y=2"));
         headers.insert("x-other", http::HeaderValue::from_static("kept"));
-        let before = headers.clone();
-        let taken = take_trace(&mut headers);
-        assert!(headers.get("traceparent").is_none() && headers.get("tracestate").is_none());
-        headers.insert("traceparent", http::HeaderValue::from_static("00-c-d-01"));
-        headers.insert("tracestate", http::HeaderValue::from_static("z=3"));
-        restore_trace(&mut headers, taken);
-        assert_eq!(headers, before);
-        // A caller without trace context gets none back.
-        let mut bare = HeaderMap::new();
-        let taken = take_trace(&mut bare);
-        bare.insert("traceparent", http::HeaderValue::from_static("00-c-d-01"));
-        restore_trace(&mut bare, taken);
-        assert!(bare.is_empty());
+        let ours = TraceContext {
+            traceparent: http::HeaderValue::from_static("00-c-d-01"),
+            tracestate: Some(http::HeaderValue::from_static("z=3")),
+        };
+        let mut with_state = headers.clone();
+        ours.apply(&mut with_state);
+        assert_eq!(
+            with_state.get_all(TRACEPARENT).iter().collect::<Vec<_>>(),
+            ["00-c-d-01"]
+        );
+        assert_eq!(
+            with_state.get_all(TRACESTATE).iter().collect::<Vec<_>>(),
+            ["z=3"]
+        );
+        assert_eq!(
+            with_state.get("x-other").map(http::HeaderValue::as_bytes),
+            Some(&b"kept"[..])
+        );
+        let stateless = TraceContext {
+            tracestate: None,
+            ..ours
+        };
+        stateless.apply(&mut headers);
+        assert_eq!(
+            headers.get(TRACEPARENT).map(http::HeaderValue::as_bytes),
+            Some(&b"00-c-d-01"[..])
+        );
+        assert!(headers.get(TRACESTATE).is_none());
+        assert_eq!(headers.len(), 2);
     }
 
     #[test]

@@ -128,11 +128,7 @@ async fn send(
         tls,
         path: format!("/{}/{rpc}", codec.service()),
         streaming,
-        metadata: bridge_app::headers::toward_upstream(
-            &context.caller_headers,
-            context.upstream,
-            streaming,
-        ),
+        metadata: bridge_app::headers::toward_agent(context, streaming),
         message: Bytes::from(message.value),
         deadline,
     };

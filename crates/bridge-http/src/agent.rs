@@ -155,8 +155,7 @@ async fn send(
     deadline: Deadline,
 ) -> Result<UpstreamResponse, RpcError> {
     let streaming = matches!(deadline, Deadline::Stream { .. });
-    let mut headers =
-        bridge_app::headers::toward_upstream(&context.caller_headers, context.upstream, streaming);
+    let mut headers = bridge_app::headers::toward_agent(context, streaming);
     if media == Media::A2aJson && !streaming {
         headers.insert(
             header::ACCEPT,

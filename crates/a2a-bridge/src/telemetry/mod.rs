@@ -27,7 +27,9 @@ mod sampling;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use bridge_app::telemetry::{Attr, Attrs, CallSpan, TRACEPARENT, TRACESTATE, Telemetry};
+use bridge_app::telemetry::{
+    Attr, Attrs, CallSpan, TRACEPARENT, TRACESTATE, Telemetry, TraceContext,
+};
 use http::HeaderMap;
 use opentelemetry_sdk::trace::{IdGenerator as _, RandomIdGenerator};
 use prometheus_client::metrics::counter::Counter;
@@ -346,24 +348,16 @@ impl CallSpan for Span {
         })
     }
 
-    fn inject(&self, headers: &mut HeaderMap) {
+    fn trace_context(&self) -> Option<TraceContext> {
         let identity = &self.record.identity;
-        if let Ok(value) = http::HeaderValue::try_from(traceparent(identity)) {
-            headers.insert(TRACEPARENT, value);
-        } else {
-            headers.remove(TRACEPARENT);
-        }
-        let state = (!identity.trace_state.is_empty())
+        let traceparent = http::HeaderValue::try_from(traceparent(identity)).ok()?;
+        let tracestate = (!identity.trace_state.is_empty())
             .then(|| http::HeaderValue::from_str(&identity.trace_state).ok())
             .flatten();
-        match state {
-            Some(value) => {
-                headers.insert(TRACESTATE, value);
-            }
-            None => {
-                headers.remove(TRACESTATE);
-            }
-        }
+        Some(TraceContext {
+            traceparent,
+            tracestate,
+        })
     }
 
     fn fail(&mut self, error_type: &str) {

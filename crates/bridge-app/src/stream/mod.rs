@@ -100,16 +100,10 @@ pub(crate) async fn open(
             crate::agent::client_attributes(&context),
         )
     });
-    let opened = match &client {
-        None => context.agent.open(&bridge.ports, &context, call).await,
-        Some(client) => {
-            let caller_trace = crate::telemetry::take_trace(&mut context.caller_headers);
-            client.inject(&mut context.caller_headers);
-            let opened = Box::pin(context.agent.open(&bridge.ports, &context, call)).await;
-            crate::telemetry::restore_trace(&mut context.caller_headers, caller_trace);
-            opened
-        }
-    };
+    // One path with and without a span, so that the agent's future is held once.
+    context.trace = client.as_ref().and_then(|client| client.trace_context());
+    let opened = context.agent.open(&bridge.ports, &context, call).await;
+    context.trace = None;
     let client = client.map(crate::telemetry::SharedSpan::new);
     let opened = match opened {
         Ok(opened) => opened,
