@@ -114,7 +114,7 @@ pub(crate) fn client_attributes(context: &Context) -> crate::telemetry::Attrs {
         ),
         (
             "a2a_bridge.agent.url",
-            context.call_url.as_str().to_owned().into(),
+            crate::telemetry::Attr::Shared(std::sync::Arc::clone(&context.call_url)),
         ),
     ]);
     attributes

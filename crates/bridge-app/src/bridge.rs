@@ -47,6 +47,8 @@ pub struct Bridge {
     pub(crate) token_verifier: Option<Arc<dyn crate::identity::TokenVerifier>>,
     /// Starts each call's spans, when the route traces.
     pub(crate) telemetry: Option<Arc<dyn crate::telemetry::Telemetry>>,
+    /// The route's prefix as every SERVER span records it, made once.
+    pub(crate) traced_prefix: Arc<str>,
 }
 
 impl Bridge {
@@ -61,6 +63,7 @@ impl Bridge {
         cards: Arc<CardCache>,
     ) -> Self {
         Self {
+            traced_prefix: settings.prefix.as_str().into(),
             ports: Ports {
                 settings,
                 codecs,
@@ -366,7 +369,7 @@ impl Bridge {
             card,
             revision,
             binding,
-            call_url,
+            call_url: call_url.into(),
             tenant,
             etag,
             fetched_at: std::time::SystemTime::now(),

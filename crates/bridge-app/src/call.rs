@@ -99,7 +99,7 @@ pub struct Context {
     pub upstream: Revision,
     /// How the upstream is called.
     pub agent: &'static dyn AgentForm,
-    pub call_url: String,
+    pub call_url: std::sync::Arc<str>,
     /// The tenant the agent's interface names: what a call to a 1.0 agent carries (1.0 §8.3.2),
     /// whatever tenant the caller named.
     pub agent_tenant: Option<String>,

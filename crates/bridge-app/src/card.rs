@@ -42,7 +42,7 @@ pub struct CachedCard {
     /// The binding calls to the upstream are made over.
     pub binding: Binding,
     /// The upstream endpoint for that revision and binding.
-    pub call_url: String,
+    pub call_url: std::sync::Arc<str>,
     /// The tenant that interface names, sent on every 1.0 call.
     pub tenant: Option<String>,
     /// The upstream's `ETag`, for conditional refreshes.

@@ -96,7 +96,7 @@ fn server_attributes(bridge: &Bridge, caller: &Caller, call: &Call) -> crate::te
         ),
         (
             "a2a_bridge.route.prefix",
-            Attr::Str(bridge.ports.settings.prefix.clone()),
+            Attr::Shared(Arc::clone(&bridge.traced_prefix)),
         ),
     ]);
     if let Some(tenant) = call.tenant().filter(|t| !t.is_empty()) {

@@ -14,12 +14,12 @@ use crate::card::CachedCard;
 /// pinned revision.
 pub(crate) async fn upstream_target(
     bridge: &Bridge,
-) -> Result<(Revision, Binding, String, Option<Arc<CachedCard>>), String> {
+) -> Result<(Revision, Binding, Arc<str>, Option<Arc<CachedCard>>), String> {
     match bridge.upstream_card().await {
         Ok(card) => Ok((
             card.revision,
             card.binding,
-            card.call_url.clone(),
+            std::sync::Arc::clone(&card.call_url),
             Some(card),
         )),
         Err(why) => match bridge.ports.settings.upstream.revision {
@@ -34,7 +34,7 @@ pub(crate) async fn upstream_target(
                 Ok((
                     pinned,
                     binding,
-                    bridge.ports.settings.upstream.url.clone(),
+                    bridge.ports.settings.upstream.url.as_str().into(),
                     None,
                 ))
             }

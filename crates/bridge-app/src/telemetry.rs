@@ -28,6 +28,8 @@ pub enum Attr {
     Str(String),
     /// Text fixed in the program (a method's name, a revision, a binding): not copied per call.
     Static(&'static str),
+    /// Text fixed for a route or an agent (its prefix, its URL): shared, not copied per call.
+    Shared(Arc<str>),
     /// A whole number.
     Int(i64),
 }
@@ -39,6 +41,7 @@ impl Attr {
         match self {
             Self::Str(text) => Some(text),
             Self::Static(text) => Some(text),
+            Self::Shared(text) => Some(text),
             Self::Int(_) => None,
         }
     }

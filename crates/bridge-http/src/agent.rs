@@ -350,7 +350,7 @@ fn jsonrpc_request(ports: &Ports, context: &Context, call: Call) -> Result<HttpR
     let body = jsonrpc::write_request(&context.id, name, &params.value);
     Ok((
         http::Method::POST,
-        context.call_url.clone(),
+        context.call_url.to_string(),
         body,
         Media::Json,
     ))

@@ -165,6 +165,7 @@ fn any_len(value: &Attr) -> usize {
     match value {
         Attr::Str(text) => delimited_len(1, text.len()),
         Attr::Static(text) => delimited_len(1, text.len()),
+        Attr::Shared(text) => delimited_len(1, text.len()),
         Attr::Int(number) => key_len(3) + encoded_len_varint(number.cast_unsigned()),
     }
 }
@@ -173,6 +174,7 @@ fn put_any(out: &mut Vec<u8>, value: &Attr) {
     match value {
         Attr::Str(text) => put_bytes(out, 1, text.as_bytes()),
         Attr::Static(text) => put_bytes(out, 1, text.as_bytes()),
+        Attr::Shared(text) => put_bytes(out, 1, text.as_bytes()),
         Attr::Int(number) => put_varint(out, 3, number.cast_unsigned()),
     }
 }
@@ -397,6 +399,7 @@ mod tests {
                     "a2a_bridge.agent.url",
                     Attr::Str("http://agent.example/".repeat(8)),
                 ),
+                ("a2a_bridge.route.prefix", Attr::Shared("/agents/a/".into())),
                 ("a2a.context.id", Attr::Str("t".repeat(107))),
                 ("a2a.context.id", Attr::Str("c".repeat(108))),
             ],
