@@ -21,8 +21,12 @@ use tower::{Service, ServiceExt as _};
 use crate::call::Caller;
 use crate::service::InboundResponse;
 
-/// One call at the seam.
-pub struct CoreCall {
+/// One call at the seam. Its parts are boxed: a layer's future and every future below it
+/// holds the call, and a pointer moves where the parts (about 550 bytes) were copied.
+pub struct CoreCall(Box<Parts>);
+
+/// What a [`CoreCall`] carries.
+pub(crate) struct Parts {
     pub(crate) entry: Arc<dyn Entry>,
     pub(crate) caller: Caller,
     pub(crate) call: Call,
@@ -32,60 +36,80 @@ pub struct CoreCall {
 impl std::fmt::Debug for CoreCall {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CoreCall")
-            .field("revision", &self.caller.revision)
+            .field("revision", &self.0.caller.revision)
             .field("binding", &self.binding())
-            .field("method", &self.caller.method)
+            .field("method", &self.0.caller.method)
             .finish_non_exhaustive()
     }
 }
 
 impl CoreCall {
+    /// The call `caller` makes, its `headers`, entering the core through `entry`.
+    pub(crate) fn new(
+        entry: Arc<dyn Entry>,
+        caller: Caller,
+        call: Call,
+        headers: HeaderMap,
+    ) -> Self {
+        Self(Box::new(Parts {
+            entry,
+            caller,
+            call,
+            headers,
+        }))
+    }
+
+    /// Its parts.
+    pub(crate) fn into_parts(self) -> Parts {
+        *self.0
+    }
+
     /// The caller's revision.
     #[must_use]
     pub const fn revision(&self) -> Revision {
-        self.caller.revision
+        self.0.caller.revision
     }
 
     /// The binding the caller came in on.
     #[must_use]
     pub fn binding(&self) -> Binding {
-        self.caller.form.binding()
+        self.0.caller.form.binding()
     }
 
     /// The operation.
     #[must_use]
     pub const fn method(&self) -> Method {
-        self.caller.method
+        self.0.caller.method
     }
 
     /// The call, in the IR.
     #[must_use]
     pub const fn call(&self) -> &Call {
-        &self.call
+        &self.0.call
     }
 
     /// The caller's request headers (credentials included: the seam is inside the bridge).
     #[must_use]
     pub const fn headers(&self) -> &HeaderMap {
-        &self.headers
+        &self.0.headers
     }
 
     /// The revision of the route's agent, once its card was read (or as configured).
     #[must_use]
     pub fn agent_revision(&self) -> Option<Revision> {
-        self.entry.agent_revision()
+        self.0.entry.agent_revision()
     }
 
     /// Who the caller proved to be with a verified token (a JWT), if it did.
     #[must_use]
     pub fn identity(&self) -> Option<&crate::identity::Identity> {
-        self.caller.identity.as_deref()
+        self.0.caller.identity.as_deref()
     }
 
     /// The A2A `tenant` the call names, if any.
     #[must_use]
     pub fn tenant(&self) -> Option<&str> {
-        self.call.tenant().filter(|t| !t.is_empty())
+        self.0.call.tenant().filter(|t| !t.is_empty())
     }
 
     /// The caller's scope: a digest of the credential the bridge checked, else of the route's
@@ -93,7 +117,7 @@ impl CoreCall {
     /// kept under.
     #[must_use]
     pub fn scope(&self) -> String {
-        self.entry.scope(&self.caller, &self.headers)
+        self.0.entry.scope(&self.0.caller, &self.0.headers)
     }
 
     /// The answer refusing this call with `error` under the HTTP `status` on every binding (a
@@ -101,7 +125,7 @@ impl CoreCall {
     /// HTTP layer, such as 429. A gRPC caller gets the status's gRPC code.
     #[must_use]
     pub fn refuse_under(&self, error: RpcError, status: StatusCode) -> InboundResponse {
-        self.entry.refusal_under(&self.caller, error, status)
+        self.0.entry.refusal_under(&self.0.caller, error, status)
     }
 
     /// The answer refusing this call with `error`, in the caller's revision and binding; under
@@ -110,7 +134,7 @@ impl CoreCall {
     /// HTTP 200).
     #[must_use]
     pub fn refuse(&self, error: RpcError, status: Option<StatusCode>) -> InboundResponse {
-        self.entry.refusal(&self.caller, error, status)
+        self.0.entry.refusal(&self.0.caller, error, status)
     }
 }
 
@@ -180,7 +204,7 @@ pub(crate) trait Entry: Send + Sync {
 /// The seam with no layer: the core alone.
 pub(crate) fn core() -> CoreService {
     CoreService(Arc::new(|call: CoreCall| {
-        let entry = Arc::clone(&call.entry);
+        let entry = Arc::clone(&call.0.entry);
         entry.dispatch(call)
     }))
 }

@@ -184,12 +184,7 @@ async fn entered(
     let Some(layers) = &bridge.core else {
         return serve(bridge, caller, call, headers).await;
     };
-    let call = CoreCall {
-        entry: Arc::clone(bridge) as Arc<dyn Entry>,
-        caller,
-        call,
-        headers,
-    };
+    let call = CoreCall::new(Arc::clone(bridge) as Arc<dyn Entry>, caller, call, headers);
     crate::seam::enter(layers, call).await
 }
 
@@ -198,7 +193,8 @@ impl Entry for Bridge {
         self: Arc<Self>,
         call: CoreCall,
     ) -> BoxFuture<'static, Result<InboundResponse, std::convert::Infallible>> {
-        Box::pin(async move { Ok(serve(&self, call.caller, call.call, call.headers).await) })
+        let parts = call.into_parts();
+        Box::pin(async move { Ok(serve(&self, parts.caller, parts.call, parts.headers).await) })
     }
 
     fn refusal_under(
