@@ -227,6 +227,17 @@ pub trait Store: Send + Sync + std::fmt::Debug {
         burst: u32,
     ) -> BoxFuture<'_, Result<Admission, StoreError>>;
 
+    /// [`Store::take_token`] answered at once, for a store that needs no I/O to answer (the
+    /// in-process one): the limiter asks this first and awaits `take_token` only on `None`.
+    fn take_token_now(
+        &self,
+        _key: &str,
+        _rate: f64,
+        _burst: u32,
+    ) -> Option<Result<Admission, StoreError>> {
+        None
+    }
+
     /// Keeps a delivery the bridge accepted from the agent until it is finished, leased to the
     /// instance delivering it for `lease` from now.
     fn put_pending(
@@ -327,6 +338,37 @@ impl Default for MemoryStore {
 }
 
 impl MemoryStore {
+    /// One token from the in-process bucket `key` (`Store::take_token`).
+    fn bucket(&self, key: &str, rate: f64, burst: u32) -> Result<Admission, StoreError> {
+        let now = Instant::now();
+        self.buckets
+            .lock()
+            .map_err(|_| StoreError::Unavailable("the in-process store is poisoned".into()))
+            .map(|mut buckets| {
+                if buckets.len() >= MAX_BUCKETS && !buckets.contains_key(key) {
+                    let mut by_age: Vec<(Instant, String)> = buckets
+                        .iter()
+                        .map(|(k, (_, at))| (*at, k.clone()))
+                        .collect();
+                    by_age.sort();
+                    for (_, old) in by_age.into_iter().take(MAX_BUCKETS / 10) {
+                        buckets.remove(&old);
+                    }
+                }
+                // A bucket already there is updated in place: its key is not copied again.
+                if let Some(bucket) = buckets.get_mut(key) {
+                    let (left, admission) =
+                        drawn(bucket.0, now.duration_since(bucket.1), rate, burst);
+                    *bucket = (left, now);
+                    return admission;
+                }
+                let full = f64::from(burst.max(1));
+                let (left, admission) = drawn(full, Duration::ZERO, rate, burst);
+                buckets.insert(key.to_owned(), (left, now));
+                admission
+            })
+    }
+
     /// A store keeping at most `per_scope` tasks per scope, each for `ttl` after it was last
     /// recorded.
     #[must_use]
@@ -585,35 +627,17 @@ impl Store for MemoryStore {
         rate: f64,
         burst: u32,
     ) -> BoxFuture<'_, Result<Admission, StoreError>> {
-        let now = Instant::now();
-        let result = self
-            .buckets
-            .lock()
-            .map_err(|_| StoreError::Unavailable("the in-process store is poisoned".into()))
-            .map(|mut buckets| {
-                if buckets.len() >= MAX_BUCKETS && !buckets.contains_key(key) {
-                    let mut by_age: Vec<(Instant, String)> = buckets
-                        .iter()
-                        .map(|(k, (_, at))| (*at, k.clone()))
-                        .collect();
-                    by_age.sort();
-                    for (_, old) in by_age.into_iter().take(MAX_BUCKETS / 10) {
-                        buckets.remove(&old);
-                    }
-                }
-                // A bucket already there is updated in place: its key is not copied again.
-                if let Some(bucket) = buckets.get_mut(key) {
-                    let (left, admission) =
-                        drawn(bucket.0, now.duration_since(bucket.1), rate, burst);
-                    *bucket = (left, now);
-                    return admission;
-                }
-                let full = f64::from(burst.max(1));
-                let (left, admission) = drawn(full, Duration::ZERO, rate, burst);
-                buckets.insert(key.to_owned(), (left, now));
-                admission
-            });
+        let result = self.bucket(key, rate, burst);
         Box::pin(async move { result })
+    }
+
+    fn take_token_now(
+        &self,
+        key: &str,
+        rate: f64,
+        burst: u32,
+    ) -> Option<Result<Admission, StoreError>> {
+        Some(self.bucket(key, rate, burst))
     }
 
     fn drop_watch(&self, id: &str, owner: &str) -> BoxFuture<'_, Result<(), StoreError>> {
@@ -870,6 +894,17 @@ mod tests {
             block(store.take_token("other", 1.0, 3)).unwrap(),
             Admission::Taken
         );
+        // Answered at once, the same bucket: two tokens left of three, then none.
+        for _ in 0..2 {
+            assert_eq!(
+                store.take_token_now("other", 1.0, 3).unwrap().unwrap(),
+                Admission::Taken
+            );
+        }
+        assert!(matches!(
+            store.take_token_now("other", 1.0, 3).unwrap().unwrap(),
+            Admission::Empty(_)
+        ));
         // The arithmetic: refilled by the rate, never past the burst.
         assert_eq!(
             drawn(0.0, Duration::from_millis(500), 4.0, 10).1,

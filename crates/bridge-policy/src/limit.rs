@@ -258,10 +258,18 @@ impl Shared {
                 continue;
             }
             let bucket = rule.per.key_of(&call);
-            let mut key = String::with_capacity(prefix.len() + bucket.len());
-            key.push_str(prefix);
-            key.push_str(&bucket);
-            match self.store.take_token(&key, rule.rate, rule.burst).await {
+            let joined;
+            let key = if bucket.is_empty() {
+                prefix.as_str()
+            } else {
+                joined = [prefix.as_str(), &bucket].concat();
+                joined.as_str()
+            };
+            let taken = match self.store.take_token_now(key, rule.rate, rule.burst) {
+                Some(taken) => taken,
+                None => self.store.take_token(key, rule.rate, rule.burst).await,
+            };
+            match taken {
                 Ok(Admission::Taken) => {}
                 Ok(Admission::Empty(wait)) => {
                     self.observer.policy(class.as_str(), "rate");
