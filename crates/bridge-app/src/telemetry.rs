@@ -89,12 +89,9 @@ pub trait Telemetry: Send + Sync + std::fmt::Debug {
 /// The `traceparent` of `span`, as a delivery's link to the call records it.
 #[must_use]
 pub fn traceparent_of(span: &SharedSpan) -> Option<String> {
-    let mut headers = HeaderMap::new();
-    span.with(|span| span.inject(&mut headers));
-    headers
-        .get(TRACEPARENT)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned)
+    let mut context = None;
+    span.with(|span| context = span.trace_context());
+    context.and_then(|c| c.traceparent.to_str().ok().map(str::to_owned))
 }
 
 /// One span.

@@ -162,20 +162,19 @@ fn put_varint(out: &mut Vec<u8>, tag: u32, value: u64) {
 
 /// `AnyValue` of `value`: `string_value` (1) or `int_value` (3).
 fn any_len(value: &Attr) -> usize {
-    match value {
-        Attr::Str(text) => delimited_len(1, text.len()),
-        Attr::Static(text) => delimited_len(1, text.len()),
-        Attr::Shared(text) => delimited_len(1, text.len()),
-        Attr::Int(number) => key_len(3) + encoded_len_varint(number.cast_unsigned()),
+    // Every kind of attribute but a number is text (`Attr::text`).
+    if let Attr::Int(number) = value {
+        key_len(3) + encoded_len_varint(number.cast_unsigned())
+    } else {
+        delimited_len(1, value.text().map_or(0, str::len))
     }
 }
 
 fn put_any(out: &mut Vec<u8>, value: &Attr) {
-    match value {
-        Attr::Str(text) => put_bytes(out, 1, text.as_bytes()),
-        Attr::Static(text) => put_bytes(out, 1, text.as_bytes()),
-        Attr::Shared(text) => put_bytes(out, 1, text.as_bytes()),
-        Attr::Int(number) => put_varint(out, 3, number.cast_unsigned()),
+    if let Attr::Int(number) = value {
+        put_varint(out, 3, number.cast_unsigned());
+    } else {
+        put_bytes(out, 1, value.text().unwrap_or_default().as_bytes());
     }
 }
 
