@@ -41,12 +41,15 @@ class Receiver:
         from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 
         self.spans: list[Any] = []
+        self.metadata: list[dict[str, str]] = []
         self.lock = threading.Lock()
         receiver = self
         self.port = free_port()
         if protocol == 'grpc':
             class Service(trace_service_pb2_grpc.TraceServiceServicer):
                 def Export(self, request, context):  # noqa: N802 - the generated name
+                    with receiver.lock:
+                        receiver.metadata.append(dict(context.invocation_metadata()))
                     receiver.take(request)
                     return trace_service_pb2.ExportTraceServiceResponse()
 
@@ -115,6 +118,7 @@ def traced(agents, logs: Path) -> Iterator[tuple[Bridge, Receiver]]:
         bridge = Bridge('traced', agents['0.3'], logs,
                         f'[telemetry]\nendpoint = "http://127.0.0.1:{receiver.port}"\nprotocol = "grpc"\n'
                         'service_name = "bridge-under-test"\nsample_ratio = 1.0\n'
+                        'headers = { x-receiver-key = "k-1" }\n'
                         '[push]\nallow_networks = ["127.0.0.0/8"]\n')
     finally:
         del os.environ['OTEL_BSP_SCHEDULE_DELAY']
@@ -152,6 +156,18 @@ def test_a_json_rpc_call_has_a_server_span_under_the_callers_trace_and_a_client_
     resource = {kv.key: kv.value.string_value for _, s in receiver.spans if s.span_id == server.span_id
                 for kv in _.attributes}
     assert resource.get('service.name') == 'bridge-under-test', resource
+
+
+def test_each_export_is_a_grpc_call_with_the_configured_headers(traced):
+    bridge, receiver = traced
+    trace_id, _, header = traceparent()
+    httpx.post(bridge.peer.url, headers={**V10, 'traceparent': header}, timeout=15, json={
+        'jsonrpc': '2.0', 'id': 1, 'method': 'SendMessage',
+        'params': {'message': {'messageId': str(uuid.uuid4()), 'role': 'ROLE_USER', 'parts': [{'text': 'hi'}]}}})
+    assert len(receiver.of_trace(trace_id, 2)) == 2
+    with receiver.lock:
+        metadata = list(receiver.metadata)
+    assert metadata and all(m.get('x-receiver-key') == 'k-1' for m in metadata), metadata
 
 
 def test_an_http_json_call_and_a_task_are_traced(traced):

@@ -154,7 +154,7 @@ pub struct TelemetrySection {
     pub service_name: Option<String>,
     /// The share of traces sampled, 0 to 1 (parent-based).
     pub sample_ratio: Option<f64>,
-    /// Finished spans waiting for export at most; more are dropped.
+    /// Finished spans waiting for export at most, per worker thread; more are dropped.
     pub max_queue: usize,
 }
 

@@ -20,7 +20,7 @@
 //! | `a2a_bridge_push_received_total` | route, outcome | deliveries from the agent to the bridge's webhooks: `queued`, `unknown_secret` (404), `bad_token` (401), `bad_body` (400), `unavailable` (503) |
 //! | `a2a_bridge_push_deliveries_total` | route, outcome | attempts to deliver to subscribers: `delivered`, `retried`, `failed` (given up), `rejected` (3xx/4xx), `refused` (guarded address) |
 //! | `a2a_bridge_policy_total` | route, class, reason | calls the policy seam refused, by method class: `denied` (an authorization rule), `rate` (429), `in_flight` (503), `store_unavailable` (the rate limit could not be checked: let through when failing open, else 503) |
-//! | `a2a_bridge_spans_dropped_total` | | finished spans dropped because the export queue was full (`[telemetry] max_queue`) |
+//! | `a2a_bridge_spans_dropped_total` | | finished spans dropped because their thread's export buffer was full (`[telemetry] max_queue`) |
 //! | `a2a_bridge_records_total` | outcome | recorded exchanges (`[record]`): `written`, `dropped_queue` (the queue was full), `dropped_write` (the directory could not be written to), `dropped_closed` (the recorder was being replaced) |
 //! | `a2a_bridge_config_reloads_total` | result | reloads, `ok` or `error` |
 //! | `a2a_bridge_config_last_reload_success` | | 1 when the last reload applied |

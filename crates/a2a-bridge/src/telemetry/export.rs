@@ -1,6 +1,11 @@
 //! Finished spans on their way to the OTLP receiver: a bounded queue a thread of its own
-//! drains in batches, each written as one `ExportTraceServiceRequest` and sent over gRPC
+//! drains in batches, each sent as one `ExportTraceServiceRequest` over gRPC
 //! (`TraceService/Export`) or HTTP/protobuf (`POST …/v1/traces`).
+//!
+//! A span is written as protobuf by the thread that ends it, into that thread's own buffer
+//! ([`Local`]): no span record crosses threads (its strings are freed where they were made, and
+//! the exporting thread reads a few buffers instead of every record's scattered parts), and the
+//! threads ending spans share no lock, counter or reference count that changes per span.
 //!
 //! Where the file says nothing, the standard variables do: the endpoint
 //! (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` as it is, else `OTEL_EXPORTER_OTLP_ENDPOINT`, with
@@ -11,10 +16,13 @@
 //! The OTLP clients need a Tokio reactor, which the draining thread lacks: the exports run on
 //! a one-worker runtime of their own.
 
-use std::sync::{Condvar, Mutex};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use bytes::Bytes;
 use prometheus_client::metrics::counter::Counter;
 
 use super::TelemetrySettings;
@@ -26,45 +34,81 @@ const BATCH: usize = 512;
 /// The gRPC method spans are exported to.
 const EXPORT_PATH: &str = "/opentelemetry.proto.collector.trace.v1.TraceService/Export";
 
-/// Sends a batch of spans on their way.
-pub type Export = Box<dyn FnMut(&[Record]) + Send>;
+/// Sends a batch of spans on their way: the spans' bytes ([`otlp::write_span`], one after
+/// another) and how many they are.
+pub type Export = Box<dyn FnMut(Bytes, usize) + Send>;
+
+thread_local! {
+    /// This thread's buffer in each queue it has pushed to (one, but for the moments a reload
+    /// replaces the tracer).
+    static LOCALS: RefCell<Vec<(Weak<Shared>, Arc<Local>)>> = const { RefCell::new(Vec::new()) };
+}
 
 /// Finished spans waiting for export, and the thread that exports them.
 ///
-/// A span is pushed onto a buffer under a lock and nobody is woken: the exporting thread wakes
-/// when a batch is full ([`BATCH`] spans) or when the schedule delay has passed. Waking it for
-/// every span (a channel send) cost a futex wake and a context switch per span, more than the
-/// span itself.
+/// Each thread writes its spans into a buffer of its own and nobody is woken: the exporting
+/// thread wakes when a thread's buffer holds a batch ([`BATCH`] spans) or when the schedule
+/// delay has passed, and takes every buffer's spans. Waking it for every span (a channel
+/// send) cost a futex wake and a context switch per span, more than the span itself; one
+/// buffer for all threads moved its lock and its end between the cores on every span.
 pub struct Queue {
-    shared: std::sync::Arc<Shared>,
+    shared: Arc<Shared>,
     worker: Mutex<Option<JoinHandle<()>>>,
+}
+
+/// What the threads ending spans and the exporting thread share.
+struct Shared {
+    /// Every thread's buffer, registered with the thread's first span.
+    locals: Mutex<Vec<Arc<Local>>>,
+    /// Whether a batch is waiting, and whether the queue is closed: what the exporting thread
+    /// waits on.
+    wake: Mutex<Wake>,
+    ready: Condvar,
+    closed: AtomicBool,
+    /// Spans a thread's buffer holds at most.
+    capacity: usize,
     dropped: Counter,
 }
 
-/// What the pushing threads and the exporting thread share.
-struct Shared {
-    spans: Mutex<Buffer>,
-    ready: Condvar,
-    capacity: usize,
+#[derive(Default)]
+struct Wake {
+    full: bool,
+    closed: bool,
 }
 
+/// One thread's spans waiting for export (a span holds its thread's, so ending it touches
+/// nothing another thread writes).
+pub struct Local {
+    buffer: Mutex<Buffer>,
+    shared: Arc<Shared>,
+}
+
+/// Spans waiting: their bytes, how many they are, and where each run of [`BATCH`] spans ends
+/// in the bytes (a batch is never larger than that, however long the queue).
 #[derive(Default)]
 struct Buffer {
-    spans: Vec<Record>,
-    closed: bool,
+    bytes: Vec<u8>,
+    count: usize,
+    cuts: Vec<usize>,
 }
 
 impl std::fmt::Debug for Queue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Queue")
-            .field("dropped", &self.dropped.get())
+            .field("dropped", &self.shared.dropped.get())
             .finish_non_exhaustive()
     }
 }
 
+impl std::fmt::Debug for Local {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Local").finish_non_exhaustive()
+    }
+}
+
 impl Queue {
-    /// The queue of `settings` (`max_queue` spans at most), exporting to the OTLP receiver
-    /// they name with `resource` (an encoded `Resource`) on every batch.
+    /// The queue of `settings` (`max_queue` spans at most in each thread's buffer), exporting
+    /// to the OTLP receiver they name with `resource` (an encoded `Resource`) on every batch.
     ///
     /// # Errors
     ///
@@ -95,10 +139,9 @@ impl Queue {
             .and_then(|ms| ms.parse().ok())
             .map_or(Duration::from_secs(5), Duration::from_millis);
         Ok(Self::with(
-            Box::new(move |batch| {
-                let body = otlp::request(&resource, batch);
-                if let Err(error) = runtime.block_on(transport.send(body)) {
-                    tracing::debug!(%error, spans = batch.len(), "a batch of spans was not exported");
+            Box::new(move |spans, count| {
+                if let Err(error) = runtime.block_on(transport.send(&resource, spans)) {
+                    tracing::debug!(%error, spans = count, "a batch of spans was not exported");
                 }
             }),
             settings.max_queue.max(1),
@@ -107,15 +150,18 @@ impl Queue {
         ))
     }
 
-    /// The queue, holding at most `capacity` spans, drained by a thread that hands `export` a
-    /// batch when it has [`BATCH`] spans or `delay` has passed.
+    /// The queue, holding at most `capacity` spans in each thread's buffer, drained by a thread
+    /// that hands `export` a batch when a buffer has [`BATCH`] spans or `delay` has passed.
     pub fn with(export: Export, capacity: usize, delay: Duration, dropped: Counter) -> Self {
-        let shared = std::sync::Arc::new(Shared {
-            spans: Mutex::new(Buffer::default()),
+        let shared = Arc::new(Shared {
+            locals: Mutex::new(Vec::new()),
+            wake: Mutex::new(Wake::default()),
             ready: Condvar::new(),
+            closed: AtomicBool::new(false),
             capacity: capacity.max(1),
+            dropped,
         });
-        let draining = std::sync::Arc::clone(&shared);
+        let draining = Arc::clone(&shared);
         let worker = std::thread::Builder::new()
             .name("a2a-bridge-spans".to_owned())
             .spawn(move || drain(&draining, export, delay))
@@ -123,33 +169,35 @@ impl Queue {
         Self {
             shared,
             worker: Mutex::new(worker),
-            dropped,
         }
     }
 
-    /// Queues a finished span, or drops and counts it when the queue is full or closed.
-    pub fn push(&self, span: Record) {
-        let Ok(mut buffer) = self.shared.spans.lock() else {
-            self.dropped.inc();
-            return;
-        };
-        if buffer.closed || buffer.spans.len() >= self.shared.capacity {
-            drop(buffer);
-            self.dropped.inc();
-            return;
-        }
-        buffer.spans.push(span);
-        let full = buffer.spans.len() == BATCH.min(self.shared.capacity);
-        drop(buffer);
-        if full {
-            self.shared.ready.notify_one();
-        }
+    /// The calling thread's buffer, registered on its first use.
+    pub fn local(&self) -> Arc<Local> {
+        let ours = Arc::downgrade(&self.shared);
+        LOCALS.with_borrow_mut(|locals| {
+            if let Some((_, local)) = locals.iter().find(|(queue, _)| queue.ptr_eq(&ours)) {
+                return Arc::clone(local);
+            }
+            // The buffers of queues since replaced go with this registration.
+            locals.retain(|(queue, _)| queue.strong_count() > 0);
+            let local = Arc::new(Local {
+                buffer: Mutex::new(Buffer::default()),
+                shared: Arc::clone(&self.shared),
+            });
+            if let Ok(mut all) = self.shared.locals.lock() {
+                all.push(Arc::clone(&local));
+            }
+            locals.push((ours, Arc::clone(&local)));
+            local
+        })
     }
 
     /// Closes the queue: the thread exports what is left, then ends.
     pub fn close(&self) {
-        if let Ok(mut buffer) = self.shared.spans.lock() {
-            buffer.closed = true;
+        self.shared.closed.store(true, Ordering::Release);
+        if let Ok(mut wake) = self.shared.wake.lock() {
+            wake.closed = true;
         }
         self.shared.ready.notify_one();
         if let Some(worker) = self.worker.lock().ok().and_then(|mut w| w.take()) {
@@ -158,25 +206,88 @@ impl Queue {
     }
 }
 
-/// Exports a batch whenever one is full, the delay has passed, or the queue closes.
+impl Local {
+    /// Queues a finished span, or drops and counts it when this thread's buffer is full or the
+    /// queue is closed.
+    pub fn push(&self, span: &Record) {
+        let shared = &self.shared;
+        let full = {
+            let Ok(mut buffer) = self.buffer.lock() else {
+                shared.dropped.inc();
+                return;
+            };
+            if shared.closed.load(Ordering::Acquire) || buffer.count >= shared.capacity {
+                drop(buffer);
+                shared.dropped.inc();
+                return;
+            }
+            otlp::write_span(&mut buffer.bytes, span);
+            buffer.count += 1;
+            if buffer.count % BATCH == 0 {
+                let end = buffer.bytes.len();
+                buffer.cuts.push(end);
+            }
+            buffer.count == BATCH.min(shared.capacity)
+        };
+        if full {
+            if let Ok(mut wake) = shared.wake.lock() {
+                wake.full = true;
+            }
+            shared.ready.notify_one();
+        }
+    }
+}
+
+/// Exports every thread's spans whenever a buffer holds a batch, the delay has passed, or the
+/// queue closes.
 fn drain(shared: &Shared, mut export: Export, delay: Duration) {
-    let batch = BATCH.min(shared.capacity);
+    // The buffer a thread's spans go into next: the last one exported, emptied, so that after
+    // the first batches pushing seldom allocates or grows a buffer.
+    let mut spare = Vec::new();
     loop {
-        let Ok(buffer) = shared.spans.lock() else {
+        let Ok(wake) = shared.wake.lock() else {
             return;
         };
-        let Ok((mut buffer, _)) = shared
+        let Ok((mut wake, _)) = shared
             .ready
-            .wait_timeout_while(buffer, delay, |b| !b.closed && b.spans.len() < batch)
+            .wait_timeout_while(wake, delay, |w| !w.closed && !w.full)
         else {
             return;
         };
-        let closed = buffer.closed;
-        // The next batch's room made now, so pushing never grows (and copies) the buffer.
-        let taken = std::mem::replace(&mut buffer.spans, Vec::with_capacity(batch));
-        drop(buffer);
-        for chunk in taken.chunks(BATCH) {
-            export(chunk);
+        let closed = wake.closed;
+        wake.full = false;
+        drop(wake);
+        let locals: Vec<Arc<Local>> = match shared.locals.lock() {
+            Ok(locals) => locals.clone(),
+            Err(_) => return,
+        };
+        for local in locals {
+            let (bytes, cuts, count) = {
+                let Ok(mut buffer) = local.buffer.lock() else {
+                    continue;
+                };
+                let bytes = std::mem::replace(&mut buffer.bytes, std::mem::take(&mut spare));
+                let cuts = std::mem::take(&mut buffer.cuts);
+                (bytes, cuts, std::mem::take(&mut buffer.count))
+            };
+            if count == 0 {
+                spare = bytes;
+                continue;
+            }
+            // Each batch a slice of the thread's bytes, sent as they are.
+            let bytes = Bytes::from(bytes);
+            let mut start = 0;
+            for cut in &cuts {
+                export(bytes.slice(start..*cut), BATCH);
+                start = *cut;
+            }
+            let rest = count.saturating_sub(cuts.len() * BATCH);
+            if rest > 0 {
+                export(bytes.slice(start..), rest);
+            }
+            // The batches are sent: their buffer is this one's alone again, kept for reuse.
+            spare = Vec::from(bytes);
+            spare.clear();
         }
         if closed {
             return;
@@ -348,21 +459,12 @@ impl Transport {
         }
     }
 
-    async fn send(&self, body: Vec<u8>) -> Result<(), String> {
+    /// Sends `spans` (spans one after another) as one `ExportTraceServiceRequest` of
+    /// `resource`.
+    async fn send(&self, resource: &[u8], spans: Bytes) -> Result<(), String> {
         match self {
             Self::Grpc { channel, metadata } => {
-                let mut grpc = tonic::client::Grpc::new(channel.clone());
-                grpc.ready().await.map_err(|e| e.to_string())?;
-                let mut request = tonic::Request::new(bytes::Bytes::from(body));
-                *request.metadata_mut() = metadata.clone();
-                grpc.unary::<_, bytes::Bytes, _>(
-                    request,
-                    http::uri::PathAndQuery::from_static(EXPORT_PATH),
-                    bridge_grpc::RawCodec,
-                )
-                .await
-                .map(drop)
-                .map_err(|status| format!("{}: {}", status.code(), status.message()))
+                send_grpc(channel.clone(), metadata, resource, spans).await
             }
             Self::Http {
                 client,
@@ -372,7 +474,7 @@ impl Transport {
                 let response = client
                     .post(url)
                     .headers(headers.clone())
-                    .body(body)
+                    .body(otlp::request(resource, &spans))
                     .send()
                     .await
                     .map_err(|e| e.to_string())?;
@@ -384,6 +486,75 @@ impl Transport {
             }
         }
     }
+}
+
+/// `TraceService/Export` over `channel`: the request is gRPC's message prefix and the request's
+/// head in one frame and the spans, as they are, in the next (no copy of the spans into a
+/// codec's buffer); the answer is read for its `grpc-status` only.
+async fn send_grpc(
+    mut channel: tonic::transport::Channel,
+    metadata: &tonic::metadata::MetadataMap,
+    resource: &[u8],
+    spans: Bytes,
+) -> Result<(), String> {
+    use http_body_util::BodyExt as _;
+    use tonic::codegen::Service as _;
+
+    let head = otlp::request_head(resource, spans.len());
+    let len = u32::try_from(head.len() + spans.len())
+        .map_err(|_| format!("a batch of {} bytes is too large", spans.len()))?;
+    // Uncompressed, then the message's length (gRPC's length-prefixed message).
+    let mut prefix = Vec::with_capacity(5 + head.len());
+    prefix.push(0);
+    prefix.extend_from_slice(&len.to_be_bytes());
+    prefix.extend_from_slice(&head);
+    let frames = [Bytes::from(prefix), spans]
+        .map(|data| Ok::<_, std::convert::Infallible>(http_body::Frame::data(data)));
+    let body = http_body_util::StreamBody::new(futures_util::stream::iter(frames));
+    let mut request = http::Request::new(tonic::body::Body::new(body));
+    *request.method_mut() = http::Method::POST;
+    *request.uri_mut() = http::Uri::from_static(EXPORT_PATH);
+    *request.headers_mut() = metadata.clone().into_headers();
+    let headers = request.headers_mut();
+    headers.insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/grpc"),
+    );
+    headers.insert(http::header::TE, http::HeaderValue::from_static("trailers"));
+    std::future::poll_fn(|cx| channel.poll_ready(cx))
+        .await
+        .map_err(|e| e.to_string())?;
+    let response = channel.call(request).await.map_err(|e| e.to_string())?;
+    if response.status() != http::StatusCode::OK {
+        return Err(format!("the receiver answered HTTP {}", response.status()));
+    }
+    let (parts, body) = response.into_parts();
+    // A trailers-only answer carries its status in the headers.
+    let status = if let Some(status) = grpc_status(&parts.headers) {
+        status
+    } else {
+        let collected = body.collect().await.map_err(|e| e.to_string())?;
+        collected
+            .trailers()
+            .and_then(grpc_status)
+            .ok_or_else(|| "the receiver's answer has no grpc-status".to_owned())?
+    };
+
+    match status {
+        (0, _) => Ok(()),
+        (code, message) => Err(format!("{}: {message}", tonic::Code::from_i32(code))),
+    }
+}
+
+/// The `grpc-status` (and `grpc-message`) in `headers`, if there is one.
+fn grpc_status(headers: &http::HeaderMap) -> Option<(i32, String)> {
+    let code = headers.get("grpc-status")?.to_str().ok()?.parse().ok()?;
+    let message = headers
+        .get("grpc-message")
+        .and_then(|m| m.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    Some((code, message))
 }
 
 #[cfg(test)]
@@ -399,21 +570,21 @@ mod tests {
         let seen = std::sync::Arc::clone(&exported);
         let dropped = Counter::default();
         let queue = Queue::with(
-            Box::new(move |batch| {
+            Box::new(move |_, count| {
                 // The first export waits until the test lets it go: the queue fills meanwhile.
                 let _ = hold.recv_timeout(Duration::from_secs(5));
-                *seen.lock().unwrap() += batch.len();
+                *seen.lock().unwrap() += count;
             }),
             4,
             Duration::from_millis(10),
             dropped.clone(),
         );
         // One span, and time for the thread to start exporting it (and so to be held).
-        queue.push(Record::default());
+        queue.local().push(&Record::default());
         std::thread::sleep(Duration::from_millis(100));
         let started = std::time::Instant::now();
         for _ in 1..50 {
-            queue.push(Record::default());
+            queue.local().push(&Record::default());
         }
         assert!(
             started.elapsed() < Duration::from_secs(2),
@@ -426,6 +597,66 @@ mod tests {
         queue.close();
         let exported = *exported.lock().unwrap();
         assert_eq!(exported + usize::try_from(dropped.get()).unwrap(), 50);
+    }
+
+    #[test]
+    fn a_long_queue_goes_out_in_batches_of_whole_spans() {
+        use prost::Message as _;
+
+        let batches = std::sync::Arc::new(Mutex::new(Vec::new()));
+        let seen = std::sync::Arc::clone(&batches);
+        let queue = Queue::with(
+            Box::new(move |spans, count| {
+                let request = opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest::decode(
+                    otlp::request(&[], &spans).as_slice(),
+                )
+                .unwrap();
+                let names: Vec<String> = request.resource_spans[0].scope_spans[0]
+                    .spans
+                    .iter()
+                    .map(|span| span.name.clone())
+                    .collect();
+                assert_eq!(names.len(), count);
+                seen.lock().unwrap().push(names);
+            }),
+            4 * BATCH,
+            // Long enough that the spans below are queued before the first batch goes.
+            Duration::from_secs(30),
+            Counter::default(),
+        );
+        // Spans from two threads, then a third of them on this one: every span whole.
+        let names = ["GetTask", "SendMessage", "CancelTask"];
+        // Each of two threads pushes `each`; together more than one batch.
+        let each = BATCH * 3 / 4;
+        std::thread::scope(|scope| {
+            for name in &names[..2] {
+                let queue = &queue;
+                scope.spawn(move || {
+                    let local = queue.local();
+                    for _ in 0..each {
+                        local.push(&Record {
+                            name,
+                            ..Record::default()
+                        });
+                    }
+                });
+            }
+        });
+        for _ in 0..3 {
+            queue.local().push(&Record {
+                name: names[2],
+                ..Record::default()
+            });
+        }
+        queue.close();
+        let batches = batches.lock().unwrap();
+        let sizes: Vec<usize> = batches.iter().map(Vec::len).collect();
+        assert_eq!(sizes.iter().sum::<usize>(), 2 * each + 3, "{sizes:?}");
+        assert!(sizes.iter().all(|size| *size <= BATCH), "{sizes:?}");
+        for name in names {
+            let count = batches.iter().flatten().filter(|n| *n == name).count();
+            assert_eq!(count, if name == names[2] { 3 } else { each });
+        }
     }
 
     #[test]

@@ -13,9 +13,10 @@
 //! trace state checked by the SDK's `TraceState`).
 //!
 //! A span is one record ([`otlp::Record`]): the ids, the times, the attributes the core hands
-//! over, its events. A finished span goes onto a bounded queue that a thread of its own drains
-//! in batches, each written as OTLP protobuf in one buffer ([`otlp::request`]) and sent: a call
-//! never waits for an export, and a span that finds the queue full is dropped and counted
+//! over, its events. A finished span is written as OTLP protobuf by the thread that ends it
+//! ([`otlp::write_span`]) and its bytes go onto a bounded queue that a thread of its own drains
+//! in batches, each sent as one request ([`otlp::request`]): a call never waits for an export,
+//! and a span that finds the queue full is dropped and counted
 //! (`a2a_bridge_spans_dropped_total`). The SDK's own span pipeline (a `SpanData` per span, then
 //! the generated protobuf structs) cost 60 % of a call's CPU with every call sampled
 //! (docs/benchmarks.md); this one records what the call already holds.
@@ -84,7 +85,7 @@ pub struct TelemetrySettings {
     pub service_name: Option<String>,
     /// The share of traces sampled (parent-based); `OTEL_TRACES_SAMPLER`'s when `None`.
     pub sample_ratio: Option<f64>,
-    /// Finished spans waiting for export at most.
+    /// Finished spans waiting for export at most, in each worker thread's buffer.
     pub max_queue: usize,
 }
 
@@ -156,9 +157,10 @@ impl OtelTelemetry {
             None => (None, String::new()),
         };
         Span {
-            inner: Arc::clone(inner),
+            queue: inner.queue.local(),
             sampled,
             ended: false,
+            keys: if sampled { keys_of(&attributes) } else { 0 },
             record: Record {
                 identity: Identity {
                     trace_id,
@@ -283,14 +285,31 @@ impl Telemetry for OtelTelemetry {
     }
 }
 
-/// One span: its record, filled in while it is open and queued for export when it ends (a
-/// span dropped unended ends then, as the SDK's do).
+/// One span: its record, filled in while it is open and written to the export queue when it
+/// ends (a span dropped unended ends then, as the SDK's do).
 #[derive(Debug)]
 struct Span {
-    inner: Arc<Inner>,
+    /// The export queue's buffer of the thread the span began on.
+    queue: Arc<export::Local>,
     sampled: bool,
     ended: bool,
+    /// The [`key_bit`]s of the keys the record holds: a key whose bit is clear is new, and is
+    /// added without looking through the others.
+    keys: u64,
     record: Record,
+}
+
+/// One of 64 bits for `key`, from its length and last byte (the keys a call sets differ in
+/// one or the other).
+fn key_bit(key: &str) -> u64 {
+    let last = key.as_bytes().last().copied().unwrap_or_default();
+    1 << ((key.len() + usize::from(last)) % 64)
+}
+
+fn keys_of(attributes: &Attrs) -> u64 {
+    attributes
+        .iter()
+        .fold(0, |keys, (key, _)| keys | key_bit(key))
 }
 
 impl Span {
@@ -307,9 +326,17 @@ impl CallSpan for Span {
             return;
         }
         // A key set again replaces its value, as the SDK's attributes do.
-        match self.record.attributes.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, old)) => *old = value,
-            None => self.record.attributes.push((key, value)),
+        let bit = key_bit(key);
+        let old = if self.keys & bit == 0 {
+            None
+        } else {
+            self.record.attributes.iter_mut().find(|(k, _)| *k == key)
+        };
+        if let Some((_, old)) = old {
+            *old = value;
+        } else {
+            self.keys |= bit;
+            self.record.attributes.push((key, value));
         }
     }
 
@@ -328,13 +355,18 @@ impl CallSpan for Span {
         // decision, and the same one a ratio over the trace id makes.
         let parent = &self.record.identity;
         Box::new(Self {
-            inner: Arc::clone(&self.inner),
+            queue: Arc::clone(&self.queue),
             sampled: self.sampled,
             ended: false,
+            keys: if self.sampled {
+                keys_of(&attributes)
+            } else {
+                0
+            },
             record: Record {
                 identity: Identity {
                     trace_id: parent.trace_id,
-                    span_id: self.inner.ids.new_span_id().to_bytes(),
+                    span_id: RandomIdGenerator::default().new_span_id().to_bytes(),
                     flags: parent.flags,
                     trace_state: parent.trace_state.clone(),
                 },
@@ -374,9 +406,8 @@ impl Drop for Span {
     fn drop(&mut self) {
         if self.sampled && !self.ended {
             self.ended = true;
-            let mut record = std::mem::take(&mut self.record);
-            record.end = now();
-            self.inner.queue.push(record);
+            self.record.end = now();
+            self.queue.push(&self.record);
         }
     }
 }
@@ -387,7 +418,32 @@ mod tests {
 
     use std::time::Duration;
 
+    use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+    use opentelemetry_proto::tonic::common::v1::any_value::Value;
+    use opentelemetry_proto::tonic::trace::v1::Span as ProtoSpan;
+    use prost::Message as _;
+
     use super::*;
+
+    /// A span's attributes as the core set them.
+    fn attributes(span: &ProtoSpan) -> Vec<(&str, Attr)> {
+        span.attributes
+            .iter()
+            .map(|kv| {
+                let value = match kv.value.as_ref().and_then(|v| v.value.as_ref()) {
+                    Some(Value::StringValue(text)) => Attr::Str(text.clone()),
+                    Some(Value::IntValue(number)) => Attr::Int(*number),
+                    other => panic!("unexpected value {other:?}"),
+                };
+                (kv.key.as_str(), value)
+            })
+            .collect()
+    }
+
+    /// `Span.flags`' bit saying the parent is another process's.
+    fn parent_remote(span: &ProtoSpan) -> bool {
+        span.flags & 0x300 == 0x300
+    }
 
     #[test]
     fn a_traceparent_reads_as_the_w3c_recommendation_says_and_writes_back_alike() {
@@ -437,12 +493,18 @@ mod tests {
         assert!(parse_traceparent(&format!("01-{}-extra", &value[3..])).is_some());
     }
 
-    /// A tracer whose exporter is the test's: each batch handed over as records.
-    fn tracer(ratio: f64) -> (OtelTelemetry, std::sync::mpsc::Receiver<Vec<Record>>) {
+    /// A tracer whose exporter is the test's: each batch handed over as the spans it decodes to
+    /// with the generated OTLP types.
+    fn tracer(ratio: f64) -> (OtelTelemetry, std::sync::mpsc::Receiver<Vec<ProtoSpan>>) {
         let (sent, batches) = std::sync::mpsc::channel();
         let queue = export::Queue::with(
-            Box::new(move |batch| {
-                let _ = sent.send(batch.to_vec());
+            Box::new(move |spans, count| {
+                let request =
+                    ExportTraceServiceRequest::decode(otlp::request(&[], &spans).as_slice())
+                        .unwrap();
+                let spans = request.resource_spans[0].scope_spans[0].spans.clone();
+                assert_eq!(spans.len(), count);
+                let _ = sent.send(spans);
             }),
             64,
             Duration::from_millis(10),
@@ -490,18 +552,18 @@ mod tests {
         server.fail("TaskNotFoundError");
         server.end();
         telemetry.shutdown();
-        let spans: Vec<Record> = batches.iter().flatten().collect();
+        let spans: Vec<ProtoSpan> = batches.iter().flatten().collect();
         let [client, server] = spans.as_slice() else {
             panic!("two spans: {spans:?}")
         };
         let trace =
             parse_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01").unwrap();
-        assert_eq!(server.identity.trace_id, trace.trace_id);
-        assert_eq!(server.parent, Some(trace.span_id));
-        assert!(server.parent_remote);
-        assert_eq!(server.identity.trace_state, "vendor=x");
+        assert_eq!(server.trace_id, trace.trace_id);
+        assert_eq!(server.parent_span_id, trace.span_id);
+        assert!(parent_remote(server));
+        assert_eq!(server.trace_state, "vendor=x");
         assert_eq!(
-            server.attributes,
+            attributes(server),
             vec![
                 ("a2a.method.name", Attr::from("SendMessage")),
                 ("a2a.task.state", "TASK_STATE_COMPLETED".into()),
@@ -509,14 +571,19 @@ mod tests {
             ]
         );
         assert_eq!(server.events.len(), 1);
-        assert_eq!(server.error.as_deref(), Some("TaskNotFoundError"));
-        assert!(server.start <= server.end);
-        assert_eq!(client.kind, Kind::Client);
-        assert_eq!(client.parent, Some(server.identity.span_id));
-        assert!(!client.parent_remote);
         assert_eq!(
-            toward_agent.get("traceparent").unwrap(),
-            &traceparent(&client.identity)[..]
+            server.status.as_ref().map(|s| s.message.as_str()),
+            Some("TaskNotFoundError")
+        );
+        assert!(server.start_time_unix_nano <= server.end_time_unix_nano);
+        assert_eq!(client.kind, Kind::Client as i32);
+        assert_eq!(client.parent_span_id, server.span_id);
+        assert!(!parent_remote(client));
+        let sent =
+            parse_traceparent(toward_agent.get("traceparent").unwrap().to_str().unwrap()).unwrap();
+        assert_eq!(
+            (&sent.trace_id[..], &sent.span_id[..]),
+            (&client.trace_id[..], &client.span_id[..])
         );
         assert_eq!(toward_agent.get("tracestate").unwrap(), "vendor=x");
     }
@@ -564,16 +631,20 @@ mod tests {
         let call = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
         telemetry.delivery(Some(call), vec![]).end();
         telemetry.shutdown();
-        let spans: Vec<Record> = batches.iter().flatten().collect();
+        let spans: Vec<ProtoSpan> = batches.iter().flatten().collect();
         let [push] = spans.as_slice() else {
             panic!("{spans:?}")
         };
-        assert_eq!(push.kind, Kind::Producer);
-        assert_eq!(push.parent, None);
-        assert_ne!(
-            push.identity.trace_id,
-            parse_traceparent(call).unwrap().trace_id
+        let linked = parse_traceparent(call).unwrap();
+        assert_eq!(push.kind, Kind::Producer as i32);
+        assert!(push.parent_span_id.is_empty());
+        assert_ne!(push.trace_id, linked.trace_id);
+        let [link] = push.links.as_slice() else {
+            panic!("one link: {push:?}")
+        };
+        assert_eq!(
+            (&link.trace_id[..], &link.span_id[..], link.flags),
+            (&linked.trace_id[..], &linked.span_id[..], 1)
         );
-        assert_eq!(push.links, vec![parse_traceparent(call).unwrap()]);
     }
 }

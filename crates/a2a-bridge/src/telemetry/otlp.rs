@@ -6,7 +6,9 @@
 //! structs (every attribute key and value allocated again), then encodes those. Here a span is
 //! recorded once, as the call's attributes already are, and written field by field with
 //! `prost`'s encoding primitives; each message's length is computed before it is written, so a
-//! batch is one buffer. The tests decode what is written with `opentelemetry-proto`'s generated
+//! batch is one buffer. A span is written when it ends, on the thread that ends it
+//! ([`write_span`]); a batch's request is its spans' bytes behind the resource and the scope
+//! ([`request`]). The tests decode what is written with `opentelemetry-proto`'s generated
 //! types.
 //!
 //! The primitives (varints, keys) are written here rather than with `prost::encoding`'s
@@ -256,39 +258,40 @@ fn span_flags(record: &Record) -> u32 {
     u32::from(record.identity.flags) | FLAGS_HAS_IS_REMOTE | remote
 }
 
-/// `Span`, its fields by their numbers in `trace.proto`.
-fn span_len(record: &Record) -> usize {
-    delimited_len(1, 16)
-        + delimited_len(2, 8)
-        + string_len(3, &record.identity.trace_state)
-        + record.parent.map_or(0, |_| delimited_len(4, 8))
-        + string_len(5, record.name)
-        + key_len(6)
-        + encoded_len_varint(record.kind as u64)
-        + 2 * (key_len(7) + 8)
-        + attributes_len(9, &record.attributes)
-        + record
-            .events
-            .iter()
-            .map(|e| delimited_len(11, event_len(e)))
-            .sum::<usize>()
-        + record
-            .links
-            .iter()
-            .map(|l| delimited_len(13, link_len(l)))
-            .sum::<usize>()
-        + record
-            .error
-            .as_deref()
-            .map_or(0, |e| delimited_len(15, status_len(e)))
-        + key_len(16)
-        + 4
+/// Appends `record` to `out` as the `Span` field of a `ScopeSpans`: what [`request`] takes, one
+/// span after another.
+///
+/// The span's fields are written first, after room for the field's key and length (a varint of
+/// at most five bytes); the key and length then go at the room's start and the fields are
+/// moved up to them. The span's length is known by writing it, not computed beforehand.
+pub fn write_span(out: &mut Vec<u8>, record: &Record) {
+    /// The key of `ScopeSpans.spans` (field 2, length-delimited).
+    const SPAN_KEY: u8 = 2 << 3 | WireType::LengthDelimited as u8;
+    const ROOM: usize = 1 + 5;
+    let start = out.len();
+    out.resize(start + ROOM, 0);
+    put_span_fields(out, record);
+    let fields = start + ROOM;
+    let len = (out.len() - fields) as u64;
+    let head = 1 + encoded_len_varint(len);
+    if let Some((key, length)) = out
+        .get_mut(start..start + head)
+        .and_then(|room| room.split_first_mut())
+    {
+        *key = SPAN_KEY;
+        let mut value = len;
+        for byte in length {
+            *byte = low_byte(value) | if value >= 0x80 { 0x80 } else { 0 };
+            value >>= 7;
+        }
+    }
+    let end = out.len();
+    out.copy_within(fields..end, start + head);
+    out.truncate(end - (ROOM - head));
 }
 
-/// `record` as the `Span` field of a `ScopeSpans`, whose content is `len` bytes
-/// ([`span_len`], computed once per span).
-fn put_span(out: &mut Vec<u8>, record: &Record, len: usize) {
-    put_delimited(out, 2, len);
+/// `record`'s fields, the content of a `Span`.
+fn put_span_fields(out: &mut Vec<u8>, record: &Record) {
     put_bytes(out, 1, &record.identity.trace_id);
     put_bytes(out, 2, &record.identity.span_id);
     put_string(out, 3, &record.identity.trace_state);
@@ -335,25 +338,30 @@ pub fn resource(resource: &opentelemetry_sdk::Resource) -> Vec<u8> {
     out
 }
 
-/// The `ExportTraceServiceRequest` of `spans`: one `ResourceSpans` of `resource` (an encoded
-/// `Resource`), one `ScopeSpans` of the bridge's scope.
+/// The `ExportTraceServiceRequest` of `spans` (spans one after another, each written by
+/// [`write_span`]): one `ResourceSpans` of `resource` (an encoded `Resource`), one `ScopeSpans`
+/// of the bridge's scope.
 #[must_use]
-pub fn request(resource: &[u8], spans: &[Record]) -> Vec<u8> {
+pub fn request(resource: &[u8], spans: &[u8]) -> Vec<u8> {
+    let mut out = request_head(resource, spans.len());
+    out.extend_from_slice(spans);
+    out
+}
+
+/// What goes before `spans_len` bytes of spans in their request ([`request`]), so that the
+/// spans can be sent as they are, behind it.
+#[must_use]
+pub fn request_head(resource: &[u8], spans_len: usize) -> Vec<u8> {
     let scope_len = string_len(1, SCOPE) + string_len(2, env!("CARGO_PKG_VERSION"));
-    let lens: Vec<usize> = spans.iter().map(span_len).collect();
-    let scope_spans_len =
-        delimited_len(1, scope_len) + lens.iter().map(|len| delimited_len(2, *len)).sum::<usize>();
+    let scope_spans_len = delimited_len(1, scope_len) + spans_len;
     let resource_spans_len = delimited_len(1, resource.len()) + delimited_len(2, scope_spans_len);
-    let mut out = Vec::with_capacity(delimited_len(1, resource_spans_len));
+    let mut out = Vec::with_capacity(delimited_len(1, resource_spans_len) - spans_len);
     put_delimited(&mut out, 1, resource_spans_len);
     put_bytes(&mut out, 1, resource);
     put_delimited(&mut out, 2, scope_spans_len);
     put_delimited(&mut out, 1, scope_len);
     put_string(&mut out, 1, SCOPE);
     put_string(&mut out, 2, env!("CARGO_PKG_VERSION"));
-    for (span, len) in spans.iter().zip(lens) {
-        put_span(&mut out, span, len);
-    }
     out
 }
 
@@ -429,7 +437,13 @@ mod tests {
         unsampled_child.error = None;
         unsampled_child.events.clear();
         unsampled_child.links.clear();
-        let spans = [record(), unsampled_child];
+        // Three spans, their lengths one, two and three bytes long as varints.
+        let mut long = unsampled_child.clone();
+        long.attributes = vec![("a2a.long", Attr::Str("l".repeat(20_000)))];
+        let mut spans = Vec::new();
+        for span in [&record(), &unsampled_child, &long] {
+            write_span(&mut spans, span);
+        }
         let bytes = request(&resource(&resource_attrs), &spans);
         let decoded = ExportTraceServiceRequest::decode(bytes.as_slice()).unwrap();
         assert_eq!(decoded.encoded_len(), bytes.len());
@@ -455,9 +469,10 @@ mod tests {
             panic!("one ScopeSpans")
         };
         assert_eq!(scope_spans.scope.as_ref().unwrap().name, SCOPE);
-        let [server, client] = scope_spans.spans.as_slice() else {
-            panic!("two spans")
+        let [server, client, long] = scope_spans.spans.as_slice() else {
+            panic!("three spans")
         };
+        assert_eq!(long.attributes[0].key, "a2a.long");
 
         let expected = record();
         assert_eq!(server.trace_id, expected.identity.trace_id);
