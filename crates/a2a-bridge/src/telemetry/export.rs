@@ -90,6 +90,8 @@ struct Buffer {
     bytes: Vec<u8>,
     count: usize,
     cuts: Vec<usize>,
+    /// The attributes this thread wrote that are text fixed in the program.
+    known: otlp::Known,
 }
 
 impl std::fmt::Debug for Queue {
@@ -221,7 +223,8 @@ impl Local {
                 shared.dropped.inc();
                 return;
             }
-            otlp::write_span(&mut buffer.bytes, span);
+            let Buffer { bytes, known, .. } = &mut *buffer;
+            otlp::write_span(bytes, span, known);
             buffer.count += 1;
             if buffer.count % BATCH == 0 {
                 let end = buffer.bytes.len();

@@ -234,6 +234,63 @@ fn put_attributes(out: &mut Vec<u8>, tag: u32, attributes: &Attrs) {
     }
 }
 
+/// The attributes whose value is text fixed in the program (a method's name, a revision, a
+/// binding, a state) as they were last written, so that most of a span's attributes are one
+/// copy each: a thread's own ([`write_span`]).
+///
+/// A slot is found by the addresses of the key and the value: text fixed in the program
+/// never changes, so the same addresses and lengths are the same attribute.
+#[derive(Default)]
+pub struct Known {
+    slots: Vec<KnownSlot>,
+}
+
+#[derive(Default, Clone)]
+struct KnownSlot {
+    /// The field, and the key's and the value's address and length.
+    id: (u32, usize, usize, usize, usize),
+    bytes: Vec<u8>,
+}
+
+impl Known {
+    const SLOTS: usize = 64;
+
+    /// Writes `key` = `value` as field `tag`, from its slot when it holds that attribute.
+    fn put(&mut self, out: &mut Vec<u8>, tag: u32, key: &'static str, value: &'static str) {
+        if self.slots.is_empty() {
+            self.slots = vec![KnownSlot::default(); Self::SLOTS];
+        }
+        let id = (
+            tag,
+            key.as_ptr().addr(),
+            key.len(),
+            value.as_ptr().addr(),
+            value.len(),
+        );
+        let mix = (id.1 ^ id.3.rotate_left(21)).wrapping_mul(0x9e37_79b9);
+        let Some(slot) = self.slots.get_mut(mix >> (usize::BITS - 6)) else {
+            put_key_value(out, tag, key, &Attr::Static(value));
+            return;
+        };
+        if slot.id == id {
+            out.extend_from_slice(&slot.bytes);
+            return;
+        }
+        let start = out.len();
+        put_key_value(out, tag, key, &Attr::Static(value));
+        slot.id = id;
+        slot.bytes.clear();
+        slot.bytes
+            .extend_from_slice(out.get(start..).unwrap_or_default());
+    }
+}
+
+impl std::fmt::Debug for Known {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Known").finish_non_exhaustive()
+    }
+}
+
 /// `Span.Event { time_unix_nano = 1; name = 2; attributes = 3 }`.
 fn event_len(event: &Event) -> usize {
     key_len(1) + 8 + string_len(2, event.name) + attributes_len(3, &event.attributes)
@@ -264,13 +321,13 @@ fn span_flags(record: &Record) -> u32 {
 /// The span's fields are written first, after room for the field's key and length (a varint of
 /// at most five bytes); the key and length then go at the room's start and the fields are
 /// moved up to them. The span's length is known by writing it, not computed beforehand.
-pub fn write_span(out: &mut Vec<u8>, record: &Record) {
+pub fn write_span(out: &mut Vec<u8>, record: &Record, known: &mut Known) {
     /// The key of `ScopeSpans.spans` (field 2, length-delimited).
     const SPAN_KEY: u8 = 2 << 3 | WireType::LengthDelimited as u8;
     const ROOM: usize = 1 + 5;
     let start = out.len();
     out.resize(start + ROOM, 0);
-    put_span_fields(out, record);
+    put_span_fields(out, record, known);
     let fields = start + ROOM;
     let len = (out.len() - fields) as u64;
     let head = 1 + encoded_len_varint(len);
@@ -291,7 +348,7 @@ pub fn write_span(out: &mut Vec<u8>, record: &Record) {
 }
 
 /// `record`'s fields, the content of a `Span`.
-fn put_span_fields(out: &mut Vec<u8>, record: &Record) {
+fn put_span_fields(out: &mut Vec<u8>, record: &Record, known: &mut Known) {
     put_bytes(out, 1, &record.identity.trace_id);
     put_bytes(out, 2, &record.identity.span_id);
     put_string(out, 3, &record.identity.trace_state);
@@ -302,7 +359,12 @@ fn put_span_fields(out: &mut Vec<u8>, record: &Record) {
     put_varint(out, 6, record.kind as u64);
     put_fixed64(out, 7, record.start);
     put_fixed64(out, 8, record.end);
-    put_attributes(out, 9, &record.attributes);
+    for (key, value) in &record.attributes {
+        match value {
+            Attr::Static(text) => known.put(out, 9, key, text),
+            _ => put_key_value(out, 9, key, value),
+        }
+    }
     for event in &record.events {
         put_delimited(out, 11, event_len(event));
         put_fixed64(out, 1, event.time);
@@ -440,10 +502,20 @@ mod tests {
         // Three spans, their lengths one, two and three bytes long as varints.
         let mut long = unsampled_child.clone();
         long.attributes = vec![("a2a.long", Attr::Str("l".repeat(20_000)))];
+        // Written twice over, the second time from what the first left known.
         let mut spans = Vec::new();
+        let mut known = Known::default();
         for span in [&record(), &unsampled_child, &long] {
-            write_span(&mut spans, span);
+            write_span(&mut spans, span, &mut Known::default());
         }
+        let mut again = Vec::new();
+        for span in [&record(), &unsampled_child, &long] {
+            write_span(&mut again, span, &mut known);
+        }
+        for span in [&record(), &unsampled_child, &long] {
+            write_span(&mut again, span, &mut known);
+        }
+        assert_eq!(again, [spans.as_slice(), spans.as_slice()].concat());
         let bytes = request(&resource(&resource_attrs), &spans);
         let decoded = ExportTraceServiceRequest::decode(bytes.as_slice()).unwrap();
         assert_eq!(decoded.encoded_len(), bytes.len());
