@@ -292,6 +292,13 @@ fn drain(shared: &Shared, mut export: Export, delay: Duration) {
             spare = Vec::from(bytes);
             spare.clear();
         }
+        // The buffers of threads that have ended (only this list holds them) and are empty go.
+        if let Ok(mut locals) = shared.locals.lock() {
+            locals.retain(|local| {
+                Arc::strong_count(local) > 1
+                    || local.buffer.lock().is_ok_and(|buffer| buffer.count > 0)
+            });
+        }
         if closed {
             return;
         }
@@ -660,6 +667,34 @@ mod tests {
             let count = batches.iter().flatten().filter(|n| *n == name).count();
             assert_eq!(count, if name == names[2] { 3 } else { each });
         }
+    }
+
+    #[test]
+    fn the_buffer_of_a_thread_that_ended_goes_once_its_spans_are_exported() {
+        let exported = std::sync::Arc::new(Mutex::new(0_usize));
+        let seen = std::sync::Arc::clone(&exported);
+        let queue = Queue::with(
+            Box::new(move |_, count| *seen.lock().unwrap() += count),
+            16,
+            Duration::from_millis(10),
+            Counter::default(),
+        );
+        std::thread::scope(|scope| {
+            scope.spawn(|| queue.local().push(&Record::default()));
+        });
+        let registered = || queue.shared.locals.lock().unwrap().len();
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while registered() > 0 && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert_eq!(registered(), 0);
+        assert_eq!(*exported.lock().unwrap(), 1);
+        // A thread still running keeps its buffer.
+        queue.local().push(&Record::default());
+        std::thread::sleep(Duration::from_millis(100));
+        assert_eq!(registered(), 1);
+        queue.close();
+        assert_eq!(*exported.lock().unwrap(), 2);
     }
 
     #[test]
