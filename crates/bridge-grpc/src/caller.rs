@@ -244,7 +244,7 @@ fn version_agrees(
     negotiation: bridge_app::settings::Negotiation,
 ) -> Result<(), RpcError> {
     let text = headers
-        .get("a2a-version")
+        .get(A2A_VERSION)
         .and_then(|v| v.to_str().ok())
         .map_or("", str::trim);
     if text.is_empty() {
@@ -403,12 +403,16 @@ fn status_response(
     InboundResponse::Full(response)
 }
 
+// Header names as constants: a name given as text is parsed again on every use.
+
 /// `grpc-status`.
-pub const GRPC_STATUS: &str = "grpc-status";
+pub const GRPC_STATUS: http::HeaderName = http::HeaderName::from_static("grpc-status");
 /// `grpc-message`.
-pub const GRPC_MESSAGE: &str = "grpc-message";
+pub const GRPC_MESSAGE: http::HeaderName = http::HeaderName::from_static("grpc-message");
 /// `grpc-status-details-bin`.
-pub const GRPC_DETAILS: &str = "grpc-status-details-bin";
+pub const GRPC_DETAILS: http::HeaderName = http::HeaderName::from_static("grpc-status-details-bin");
+/// `a2a-version`, the metadata naming the caller's revision.
+const A2A_VERSION: http::HeaderName = http::HeaderName::from_static("a2a-version");
 
 /// Writes `status` as the headers a trailers-only response carries.
 pub(crate) fn status_headers(status: &GrpcStatus, headers: &mut HeaderMap) {

@@ -395,7 +395,7 @@ impl tonic::codegen::Service<http::Request<tonic::body::Body>> for GrpcService {
             };
             // Messages travel uncompressed; a compressed call is refused naming what is
             // accepted (gRPC's compression spec: UNIMPLEMENTED with `grpc-accept-encoding`).
-            if let Some(encoding) = request.headers().get("grpc-encoding")
+            if let Some(encoding) = request.headers().get(GRPC_ENCODING)
                 && encoding.as_bytes() != b"identity"
             {
                 let mut status = Status::unimplemented(format!(
@@ -550,6 +550,15 @@ fn written(
 /// `application/grpc`.
 const GRPC: &str = "application/grpc";
 
+/// The activated extensions' headers of both revisions (1.0's, then 0.3's).
+const EXTENSION_HEADERS: [http::HeaderName; 2] = [
+    http::HeaderName::from_static("a2a-extensions"),
+    http::HeaderName::from_static("x-a2a-extensions"),
+];
+
+/// `grpc-encoding`, the compression of a request's messages.
+const GRPC_ENCODING: http::HeaderName = http::HeaderName::from_static("grpc-encoding");
+
 /// The trailers of a call that succeeded.
 fn ok_trailers() -> http::HeaderMap {
     let mut trailers = http::HeaderMap::with_capacity(1);
@@ -562,9 +571,9 @@ fn ok_trailers() -> http::HeaderMap {
 fn extension_metadata(headers: &http::HeaderMap) -> http::HeaderMap {
     let mut out = http::HeaderMap::with_capacity(2);
     out.insert(http::header::CONTENT_TYPE, HeaderValue::from_static(GRPC));
-    for name in ["a2a-extensions", "x-a2a-extensions"] {
-        for value in headers.get_all(name) {
-            out.append(name, value.clone());
+    for name in EXTENSION_HEADERS {
+        for value in headers.get_all(&name) {
+            out.append(name.clone(), value.clone());
         }
     }
     out
