@@ -244,7 +244,7 @@ fn version_agrees(
     negotiation: bridge_app::settings::Negotiation,
 ) -> Result<(), RpcError> {
     let text = headers
-        .get(A2A_VERSION)
+        .get(bridge_app::headers::A2A_VERSION)
         .and_then(|v| v.to_str().ok())
         .map_or("", str::trim);
     if text.is_empty() {
@@ -411,8 +411,6 @@ pub const GRPC_STATUS: http::HeaderName = http::HeaderName::from_static("grpc-st
 pub const GRPC_MESSAGE: http::HeaderName = http::HeaderName::from_static("grpc-message");
 /// `grpc-status-details-bin`.
 pub const GRPC_DETAILS: http::HeaderName = http::HeaderName::from_static("grpc-status-details-bin");
-/// `a2a-version`, the metadata naming the caller's revision.
-const A2A_VERSION: http::HeaderName = http::HeaderName::from_static("a2a-version");
 
 /// Writes `status` as the headers a trailers-only response carries.
 pub(crate) fn status_headers(status: &GrpcStatus, headers: &mut HeaderMap) {

@@ -550,12 +550,6 @@ fn written(
 /// `application/grpc`.
 const GRPC: &str = "application/grpc";
 
-/// The activated extensions' headers of both revisions (1.0's, then 0.3's).
-const EXTENSION_HEADERS: [http::HeaderName; 2] = [
-    http::HeaderName::from_static("a2a-extensions"),
-    http::HeaderName::from_static("x-a2a-extensions"),
-];
-
 /// `grpc-encoding`, the compression of a request's messages.
 const GRPC_ENCODING: http::HeaderName = http::HeaderName::from_static("grpc-encoding");
 
@@ -571,7 +565,11 @@ fn ok_trailers() -> http::HeaderMap {
 fn extension_metadata(headers: &http::HeaderMap) -> http::HeaderMap {
     let mut out = http::HeaderMap::with_capacity(2);
     out.insert(http::header::CONTENT_TYPE, HeaderValue::from_static(GRPC));
-    for name in EXTENSION_HEADERS {
+    // The activated extensions' headers of both revisions (1.0's, then 0.3's).
+    for name in [
+        bridge_app::headers::A2A_EXTENSIONS,
+        bridge_app::headers::X_A2A_EXTENSIONS,
+    ] {
         for value in headers.get_all(&name) {
             out.append(name.clone(), value.clone());
         }

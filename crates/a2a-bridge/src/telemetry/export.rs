@@ -540,31 +540,22 @@ async fn send_grpc(
     }
     let (parts, body) = response.into_parts();
     // A trailers-only answer carries its status in the headers.
-    let status = if let Some(status) = grpc_status(&parts.headers) {
+    let status_of = bridge_grpc::caller::status_of_headers;
+    let status = if let Some(status) = status_of(&parts.headers) {
         status
     } else {
         let collected = body.collect().await.map_err(|e| e.to_string())?;
         collected
             .trailers()
-            .and_then(grpc_status)
+            .and_then(status_of)
             .ok_or_else(|| "the receiver's answer has no grpc-status".to_owned())?
     };
-
-    match status {
-        (0, _) => Ok(()),
-        (code, message) => Err(format!("{}: {message}", tonic::Code::from_i32(code))),
+    if status.code == 0 {
+        Ok(())
+    } else {
+        let code = tonic::Code::from_i32(status.code);
+        Err(format!("{code}: {}", status.message))
     }
-}
-
-/// The `grpc-status` (and `grpc-message`) in `headers`, if there is one.
-fn grpc_status(headers: &http::HeaderMap) -> Option<(i32, String)> {
-    let code = headers.get("grpc-status")?.to_str().ok()?.parse().ok()?;
-    let message = headers
-        .get("grpc-message")
-        .and_then(|m| m.to_str().ok())
-        .unwrap_or_default()
-        .to_owned();
-    Some((code, message))
 }
 
 #[cfg(test)]
