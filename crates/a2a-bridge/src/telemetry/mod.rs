@@ -99,7 +99,6 @@ pub struct OtelTelemetry {
 #[derive(Debug)]
 struct Inner {
     sampler: sampling::Sampler,
-    ids: RandomIdGenerator,
     queue: export::Queue,
 }
 
@@ -123,11 +122,7 @@ impl OtelTelemetry {
             sampling::Sampler::ratio,
         );
         Ok(Self {
-            inner: Arc::new(Inner {
-                sampler,
-                ids: RandomIdGenerator::default(),
-                queue,
-            }),
+            inner: Arc::new(Inner { sampler, queue }),
         })
     }
 
@@ -146,9 +141,10 @@ impl OtelTelemetry {
         attributes: Attrs,
     ) -> Span {
         let inner = &self.inner;
-        let trace_id = parent
-            .as_ref()
-            .map_or_else(|| inner.ids.new_trace_id().to_bytes(), |p| p.trace_id);
+        let trace_id = parent.as_ref().map_or_else(
+            || RandomIdGenerator::default().new_trace_id().to_bytes(),
+            |p| p.trace_id,
+        );
         let sampled = inner
             .sampler
             .sampled(parent.as_ref().map(|p| p.flags), &trace_id);
@@ -164,7 +160,7 @@ impl OtelTelemetry {
             record: Record {
                 identity: Identity {
                     trace_id,
-                    span_id: inner.ids.new_span_id().to_bytes(),
+                    span_id: RandomIdGenerator::default().new_span_id().to_bytes(),
                     flags: u8::from(sampled),
                     trace_state,
                 },
@@ -513,7 +509,6 @@ mod tests {
         let telemetry = OtelTelemetry {
             inner: Arc::new(Inner {
                 sampler: sampling::Sampler::ratio(ratio),
-                ids: RandomIdGenerator::default(),
                 queue,
             }),
         };
