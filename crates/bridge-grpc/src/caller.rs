@@ -174,15 +174,7 @@ async fn enter(bridge: &Arc<Bridge>, call: GrpcCall) -> InboundResponse {
     if nesting(&call) > limit {
         return refuse(too_deep());
     }
-    for name in [
-        "te",
-        "content-type",
-        "content-length",
-        "grpc-timeout",
-        "grpc-encoding",
-        "grpc-accept-encoding",
-        "a2a-version",
-    ] {
+    for name in TRANSPORT_METADATA {
         headers.remove(name);
     }
     // As on HTTP+JSON: the id is the one the bridge sends a JSON-RPC agent.
@@ -404,6 +396,18 @@ fn status_response(
 }
 
 // Header names as constants: a name given as text is parsed again on every use.
+
+/// The metadata of gRPC's transport and of the service's revision, which the core does not
+/// see as the caller's headers.
+const TRANSPORT_METADATA: [http::HeaderName; 7] = [
+    header::TE,
+    header::CONTENT_TYPE,
+    header::CONTENT_LENGTH,
+    http::HeaderName::from_static("grpc-timeout"),
+    http::HeaderName::from_static("grpc-encoding"),
+    http::HeaderName::from_static("grpc-accept-encoding"),
+    bridge_app::headers::A2A_VERSION,
+];
 
 /// `grpc-status`.
 pub const GRPC_STATUS: http::HeaderName = http::HeaderName::from_static("grpc-status");

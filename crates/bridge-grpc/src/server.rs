@@ -350,7 +350,7 @@ impl tonic::codegen::Service<http::Request<tonic::body::Body>> for GrpcService {
     }
 
     fn call(&mut self, request: http::Request<tonic::body::Body>) -> Self::Future {
-        let path = request.uri().path().to_owned();
+        let path = request.uri().path();
         let client = self.client_identity.as_ref().and_then(|name_of| {
             let certificates = request.extensions().get::<Tls>()?.peer_certs()?;
             let name = name_of(certificates.first()?.as_ref())?;
@@ -366,12 +366,15 @@ impl tonic::codegen::Service<http::Request<tonic::body::Body>> for GrpcService {
                     method: codec.method_of(rpc)?,
                 })
             });
+        // The path is kept only to name it in the refusal.
+        let unserved = found.is_none().then(|| path.to_owned());
         let max_message = self.max_message;
         let entry = Arc::clone(&self.entry);
         let permit = Arc::clone(&self.calls).try_acquire_owned();
         let calls = self.limits.calls;
         Box::pin(async move {
             let Some(call) = found else {
+                let path = unserved.unwrap_or_default();
                 return Ok(
                     Status::unimplemented(format!("no A2A method is served at {path}")).into_http(),
                 );
@@ -453,10 +456,11 @@ struct Found {
 }
 
 /// Reads the request's one message (gRPC's length-prefixed framing over the body's DATA
-/// frames), refusing one over `limit` bytes as soon as its length is read.
+/// frames), refusing one over `limit` bytes as soon as its length is read. A message that
+/// arrives in one DATA frame (the usual case) is taken as it came, without a copy.
 async fn read_message(mut body: tonic::body::Body, limit: usize) -> Result<Bytes, Status> {
     use http_body_util::BodyExt as _;
-    let mut read = bytes::BytesMut::new();
+    let mut read = Read::One(Bytes::new());
     let mut wanted: Option<usize> = None;
     while let Some(frame) = body.frame().await {
         let frame =
@@ -464,7 +468,8 @@ async fn read_message(mut body: tonic::body::Body, limit: usize) -> Result<Bytes
         let Ok(data) = frame.into_data() else {
             continue;
         };
-        read.extend_from_slice(&data);
+        read = read.and(data);
+        let read = read.as_slice();
         if wanted.is_none() && read.len() >= 5 {
             if read[0] != 0 {
                 return Err(Status::internal(
@@ -489,11 +494,51 @@ async fn read_message(mut body: tonic::body::Body, limit: usize) -> Result<Bytes
         }
     }
     match wanted {
-        Some(wanted) if read.len() == wanted => Ok(read.freeze().slice(5..)),
+        Some(wanted) if read.as_slice().len() == wanted => Ok(read.into_bytes().slice(5..)),
         Some(_) => Err(Status::internal(
             "the request message ends before its length",
         )),
         None => Err(Status::internal("the call carries no request message")),
+    }
+}
+
+/// The bytes of a request body read so far: its first DATA frame as it came, or the frames
+/// joined once a second one adds to it.
+enum Read {
+    One(Bytes),
+    Many(bytes::BytesMut),
+}
+
+impl Read {
+    fn and(self, data: Bytes) -> Self {
+        match self {
+            Self::One(first) if first.is_empty() => Self::One(data),
+            Self::One(first) if data.is_empty() => Self::One(first),
+            Self::One(first) => {
+                let mut joined = bytes::BytesMut::with_capacity(first.len() + data.len());
+                joined.extend_from_slice(&first);
+                joined.extend_from_slice(&data);
+                Self::Many(joined)
+            }
+            Self::Many(mut joined) => {
+                joined.extend_from_slice(&data);
+                Self::Many(joined)
+            }
+        }
+    }
+
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            Self::One(bytes) => bytes,
+            Self::Many(joined) => joined,
+        }
+    }
+
+    fn into_bytes(self) -> Bytes {
+        match self {
+            Self::One(bytes) => bytes,
+            Self::Many(joined) => joined.freeze(),
+        }
     }
 }
 
@@ -508,7 +553,23 @@ fn written(
     let (head, body) = match answer {
         InboundResponse::Full(response) => {
             let (parts, message) = response.into_parts();
-            match crate::caller::status_of_headers(&parts.headers) {
+            let succeeded = parts
+                .headers
+                .get(crate::caller::GRPC_STATUS)
+                .is_some_and(|code| code.as_bytes() == b"0");
+            let status = if succeeded {
+                None
+            } else {
+                crate::caller::status_of_headers(&parts.headers)
+            };
+            match status {
+                None if succeeded => {
+                    let body = Answer::Unary {
+                        message: Some(crate::caller::Frame::message(&message)),
+                        trailers: Some(ok_trailers()),
+                    };
+                    (extension_metadata(&parts.headers), body)
+                }
                 Some(status) if status.code == 0 => {
                     let body = Answer::Unary {
                         message: Some(crate::caller::Frame::message(&message)),
@@ -850,6 +911,55 @@ mod tests {
 
     /// A 1.0 `GetTaskRequest` for `t-1`.
     const GET_TASK: &[u8] = &[0x0a, 0x03, b't', b'-', b'1'];
+
+    /// A request body of `frames` (DATA frames, then trailers when `trailers`).
+    fn body_of(frames: &[&'static [u8]], trailers: bool) -> tonic::body::Body {
+        let mut all: Vec<Result<http_body::Frame<Bytes>, Status>> = frames
+            .iter()
+            .map(|f| Ok(http_body::Frame::data(Bytes::from_static(f))))
+            .collect();
+        if trailers {
+            all.push(Ok(http_body::Frame::trailers(http::HeaderMap::new())));
+        }
+        tonic::body::Body::new(http_body_util::StreamBody::new(futures_util::stream::iter(
+            all,
+        )))
+    }
+
+    #[tokio::test]
+    async fn a_request_message_is_read_whole_from_one_frame_or_many_and_refused_when_malformed() {
+        let framed: &'static [u8] = &[0, 0, 0, 0, 5, 0x0a, 0x03, b't', b'-', b'1'];
+        // One DATA frame, the message as it came (no copy: the bytes are the frame's).
+        let whole = read_message(body_of(&[framed], false), 1024).await.unwrap();
+        assert_eq!(whole.as_ref(), GET_TASK);
+        assert_eq!(whole.as_ptr(), framed[5..].as_ptr());
+        // The same message split anywhere, with empty frames and trailers around it.
+        for at in 1..framed.len() {
+            let (head, tail) = framed.split_at(at);
+            let read = read_message(body_of(&[&[], head, tail, &[]], true), 1024)
+                .await
+                .unwrap();
+            assert_eq!(read.as_ref(), GET_TASK, "split at {at}");
+        }
+        let refused = |frames: &[&'static [u8]], limit| {
+            let body = body_of(frames, false);
+            async move { read_message(body, limit).await.unwrap_err() }
+        };
+        let extra = refused(&[framed, &[0]], 1024).await;
+        assert_eq!(extra.code(), tonic::Code::Internal);
+        assert!(extra.message().contains("more than one"), "{extra:?}");
+        let large = refused(&[framed], 4).await;
+        assert_eq!(large.code(), tonic::Code::ResourceExhausted);
+        let short = refused(&[&framed[..7]], 1024).await;
+        assert!(short.message().contains("ends before"), "{short:?}");
+        let none = refused(&[], 1024).await;
+        assert!(none.message().contains("no request message"), "{none:?}");
+        let compressed = refused(&[&[1, 0, 0, 0, 0]], 1024).await;
+        assert!(
+            compressed.message().contains("compressed"),
+            "{compressed:?}"
+        );
+    }
 
     #[tokio::test]
     async fn a_call_reaches_the_entry_as_its_revision_and_method_and_its_answer_comes_back() {
