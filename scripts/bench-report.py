@@ -126,13 +126,43 @@ w("Open loop, 64 connections, 2 rounds, [oha](https://github.com/hatoo/oha) "
 w("")
 w("| Configuration | req/s | errors | p50 ms | p99 ms | p99.9 ms | p99 added vs direct ms | CPU µs/req (proxy) |")
 w("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+def direct_of(name):
+    """The direct run a configuration's latency is compared with: a gRPC caller's is its own
+    client calling the gRPC agent of its revision."""
+    parts = name.split("-")
+    if parts[0] == "bridge" and parts[1].startswith("grpc"):
+        return f"direct-{parts[1]}"
+    return ref("direct", name)
+
+
 for name in [n for n in ORDER if runs.get(("rate", n))]:
-    added = med("rate", name, "p99_us") - med("rate", ref("direct", name), "p99_us")
+    added = med("rate", name, "p99_us") - med("rate", direct_of(name), "p99_us")
     w(f"| {name} | {med('rate', name, 'rps'):,.0f} | {med('rate', name, 'errors'):.0f} "
       f"| {ms(med('rate', name, 'p50_us'))} | {ms(med('rate', name, 'p99_us'))} "
       f"| {ms(med('rate', name, 'p999_us'))} | {'' if name.startswith('direct') else ms(added)} "
       f"| {cpu_us_per('rate', name, 'ok'):.1f} |")
 w("")
+
+GRATE = [n for n in ORDER if runs.get(("grate", n))]
+if GRATE:
+    grate = med("grate", GRATE[0], "rate")
+    w(f"### Unary SendMessage from gRPC callers, fixed rate {grate:,.0f} calls/s (half of nginx `grpc_pass`'s maximum)")
+    w("")
+    w("The gRPC callers, direct, through nginx `grpc_pass` and through the bridge, at half of nginx "
+      "`grpc_pass`'s maximum (the table above has them at the JSON-RPC rows' rate): "
+      "bridge-stub-client `grpc-rate`, the same open loop as the HTTP rows (64 HTTP/2 connections, "
+      "one call at a time on each, latency from the scheduled send time). calls/s counts calls "
+      "answered with a message; errors are failed calls.")
+    w("")
+    w("| Configuration | calls/s | errors | p50 ms | p99 ms | p99.9 ms | p99 added vs direct gRPC ms | CPU µs/call (proxy) |")
+    w("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for name in GRATE:
+        added = med("grate", name, "p99_us") - med("grate", direct_of(name), "p99_us")
+        w(f"| {name} | {med('grate', name, 'rps'):,.0f} | {med('grate', name, 'errors'):.0f} "
+          f"| {ms(med('grate', name, 'p50_us'))} | {ms(med('grate', name, 'p99_us'))} "
+          f"| {ms(med('grate', name, 'p999_us'))} | {'' if name.startswith('direct') else ms(added)} "
+          f"| {cpu_us_per('grate', name, 'ok'):.1f} |")
+    w("")
 
 w("### SSE streams")
 w("")
@@ -328,6 +358,35 @@ for name in TRANSLATING:
     w(verdict(rss <= 32, f"≤ 32 MiB RSS under the unary load, {name}: {rss:.1f} MiB in a fresh process "
               f"({aged:.1f} MiB in the bridge that served every phase)"
               f"{'' if rss <= 32 else f' ({rss / 32:.2f}x the budget)'}."))
+GRPC_CALLERS = [n for n in ORDER if n.startswith("bridge-grpc")]
+for name in GRPC_CALLERS:
+    side = name.split("-")[1]
+    a, b = rps("closed", name), rps("closed", f"nginx-{side}")
+    w(verdict(a >= b, f"a gRPC caller through the bridge ≥ 1.0x nginx `grpc_pass` in calls/s, {name}: "
+              f"{a:,.0f} vs {b:,.0f} ({a / b:.2f}x{short(a, b)})."))
+for name in GRPC_CALLERS:
+    _, caller, agent = name.split("-")
+    plain = f"bridge-{caller.removeprefix('grpc')}-{agent}"
+    cpu, base = cpu_us_per("closed", name, "requests"), cpu_us_per("closed", plain, "requests")
+    w(verdict(cpu <= 1.1 * base, f"bridge CPU per gRPC call within 10 % of the JSON-RPC call, {name}: "
+              f"{cpu:.1f} vs {base:.1f} µs ({plain}, {cpu / base:.2f}x)."))
+    cpu, base = cpu_us_per("burst", name, "events"), cpu_us_per("burst", plain, "events")
+    w(verdict(cpu <= 1.1 * base, f"bridge CPU per gRPC stream event within 10 % of the JSON-RPC event, "
+              f"{name}: {cpu:.2f} vs {base:.2f} µs ({plain}, {cpu / base:.2f}x)."))
+rate = med("rate", ORDER[0], "rate")
+for name in GRPC_CALLERS:
+    got, errors = med("rate", name, "rps"), med("rate", name, "errors")
+    kept = got >= 0.99 * rate and errors == 0
+    w(verdict(kept, f"a gRPC caller keeps up with the JSON-RPC rows' fixed rate, {name}: {got:,.0f} of "
+              f"{rate:,.0f} calls/s, {errors:.0f} errors, p99 {ms(med('rate', name, 'p99_us'))} ms."))
+for name in GRPC_CALLERS:
+    side = name.split("-")[1]
+    p99, nginx = med("grate", name, "p99_us"), med("grate", f"nginx-{side}", "p99_us")
+    errors = med("grate", name, "errors")
+    budget = nginx + 250
+    w(verdict(p99 <= budget and errors == 0, f"p99 at half of nginx `grpc_pass`'s maximum ≤ its p99 + 0.25 ms, "
+              f"{name}: {p99 / 1000:.3f} ms vs {budget / 1000:.3f} ms, {errors:.0f} errors"
+              f"{'' if p99 <= budget else f' (over by {(p99 - budget) / 1000:.3f} ms)'}."))
 for name in ORDER:
     if not name.startswith("bridge-") or ("rest" not in name and "grpc" not in name):
         continue

@@ -130,7 +130,7 @@ fn nanos(duration: Duration) -> u64 {
 /// What a fixed-rate run measured.
 #[derive(Debug, Clone, Copy)]
 pub struct RateReport {
-    /// Answers with HTTP 200 and no `error` (a JSON-RPC result, or an HTTP+JSON body).
+    /// Answers that were a success ([`Scheduled::exchange`]).
     pub ok: u64,
     /// Anything else, connection failures included.
     pub errors: u64,
@@ -140,11 +140,36 @@ pub struct RateReport {
     pub latency: Percentiles,
 }
 
+/// One connection of a fixed-rate run: it sends one request at a time and says whether its
+/// answer was a success.
+pub trait Scheduled: Send + 'static {
+    /// Sends one request and reads its answer whole; `false` for anything but a success (a
+    /// connection that failed is replaced for the next request when it can be).
+    fn exchange(&mut self) -> impl std::future::Future<Output = bool> + Send;
+}
+
+/// An HTTP/1.1 connection that posts [`Target`]'s body: a success is HTTP 200 with no `error`
+/// member (a JSON-RPC result, or an HTTP+JSON body).
+struct Http {
+    target: Arc<Target>,
+    sender: SendRequest<StubBody>,
+}
+
+impl Scheduled for Http {
+    async fn exchange(&mut self) -> bool {
+        if let Ok((status, body)) = exchange(&mut self.sender, &self.target).await {
+            status == StatusCode::OK && memchr::memmem::find(&body, b"\"error\":").is_none()
+        } else {
+            if let Ok(fresh) = self.target.connect().await {
+                self.sender = fresh;
+            }
+            false
+        }
+    }
+}
+
 /// Sends `rate` requests per second for `duration`, spread over `connections` connections,
-/// each on a fixed schedule. A request's latency runs from its scheduled time when the
-/// connection was still busy with the previous answer then (so a stalled server is charged for
-/// the requests it delayed, as wrk2 does), and from the actual send otherwise (so timer
-/// granularity is not).
+/// each on a fixed schedule ([`on_schedule`]).
 ///
 /// # Errors
 /// When no connection to the target can be made.
@@ -154,17 +179,38 @@ pub async fn fixed_rate(
     duration: Duration,
     connections: usize,
 ) -> Result<RateReport, ClientError> {
+    let mut open = Vec::with_capacity(connections);
+    for _ in 0..connections {
+        let sender = target.connect().await?;
+        open.push(Http {
+            target: Arc::clone(&target),
+            sender,
+        });
+    }
+    on_schedule(open, rate, duration).await
+}
+
+/// Sends `rate` requests per second for `duration` over `connections`, each on a fixed
+/// schedule. A request's latency runs from its scheduled time when the connection was still
+/// busy with the previous answer then (so a stalled server is charged for the requests it
+/// delayed, as wrk2 does), and from the actual send otherwise (so timer granularity is not).
+///
+/// # Errors
+/// When a worker fails.
+pub async fn on_schedule<S: Scheduled>(
+    connections: Vec<S>,
+    rate: f64,
+    duration: Duration,
+) -> Result<RateReport, ClientError> {
     let start = Instant::now() + Duration::from_millis(50);
     let end = start + duration;
     #[expect(
         clippy::cast_precision_loss,
         reason = "connection counts far below 2^52"
     )]
-    let interval = Duration::from_secs_f64(connections as f64 / rate);
-    let mut workers = Vec::with_capacity(connections);
-    for w in 0..connections {
-        let target = Arc::clone(&target);
-        let mut sender = target.connect().await?;
+    let interval = Duration::from_secs_f64(connections.len().max(1) as f64 / rate);
+    let mut workers = Vec::with_capacity(connections.len());
+    for (w, mut connection) in connections.into_iter().enumerate() {
         #[expect(
             clippy::cast_precision_loss,
             reason = "connection counts far below 2^52"
@@ -178,14 +224,7 @@ pub async fn fixed_rate(
                 let behind = Instant::now() > next;
                 tokio::time::sleep_until(next.into()).await;
                 let from = if behind { next } else { Instant::now() };
-                let good = if let Ok((status, body)) = exchange(&mut sender, &target).await {
-                    status == StatusCode::OK && memchr::memmem::find(&body, b"\"error\":").is_none()
-                } else {
-                    if let Ok(fresh) = target.connect().await {
-                        sender = fresh;
-                    }
-                    false
-                };
+                let good = connection.exchange().await;
                 samples.push(nanos(from.elapsed()));
                 if good {
                     ok += 1;

@@ -24,7 +24,7 @@ use tokio::sync::mpsc;
 use tonic::Status;
 
 use crate::canned::{Canned, Template};
-use crate::client::{ClientError, Percentiles, StreamReport};
+use crate::client::{ClientError, Percentiles, RateReport, Scheduled, StreamReport};
 use crate::scan::StreamPlan;
 use crate::{Binding, Revision, now_ns};
 
@@ -414,6 +414,50 @@ impl GrpcTarget {
     }
 }
 
+/// One HTTP/2 connection of a fixed-rate run, one call at a time: a success is a call answered
+/// with a message (`grpc-status: 0`).
+struct Scheduling {
+    target: Arc<GrpcTarget>,
+    client: tonic::client::Grpc<tonic::transport::Channel>,
+}
+
+impl Scheduled for Scheduling {
+    async fn exchange(&mut self) -> bool {
+        if self.client.ready().await.is_err() {
+            return false;
+        }
+        self.client
+            .unary(
+                self.target.request(),
+                self.target.path.clone(),
+                bridge_grpc::RawCodec,
+            )
+            .await
+            .is_ok()
+    }
+}
+
+/// `rate` unary calls a second for `duration` over `connections` HTTP/2 connections, each on
+/// a fixed schedule, latency counted as [`crate::client::on_schedule`] counts it.
+///
+/// # Errors
+/// When a connection cannot be made.
+pub async fn fixed_rate(
+    target: Arc<GrpcTarget>,
+    rate: f64,
+    duration: Duration,
+    connections: usize,
+) -> Result<RateReport, ClientError> {
+    let mut open = Vec::with_capacity(connections);
+    for _ in 0..connections {
+        open.push(Scheduling {
+            target: Arc::clone(&target),
+            client: target.connect().await?,
+        });
+    }
+    crate::client::on_schedule(open, rate, duration).await
+}
+
 /// What a closed-loop unary run measured.
 #[derive(Debug, Clone, Copy)]
 pub struct UnaryReport {
@@ -679,5 +723,55 @@ mod tests {
                 assert!(encoded.ts_at.is_some(), "{revision:?}");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod rate_tests {
+    #![expect(clippy::unwrap_used, reason = "tests fail loudly")]
+
+    use super::*;
+
+    const SEND: &[u8] =
+        br#"{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hi"}]}}"#;
+
+    #[tokio::test]
+    async fn the_fixed_rate_client_sends_on_schedule_and_counts_what_is_not_a_message() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let plan = StreamPlan {
+            events: 1,
+            gap_us: 0,
+            hold_ms: 0,
+        };
+        tokio::spawn(GrpcStub::new(Revision::V10, plan).unwrap().serve(listener));
+        let target = |url: String| {
+            Arc::new(GrpcTarget::new(&url, Revision::V10, "SendMessage", SEND).unwrap())
+        };
+        // 200 calls a second for half a second over 4 connections: 100 calls, all answered.
+        let served = fixed_rate(
+            target(format!("http://{addr}")),
+            200.0,
+            Duration::from_millis(500),
+            4,
+        )
+        .await
+        .unwrap();
+        assert_eq!((served.ok, served.errors), (100, 0));
+        assert!(served.latency.p50_us > 0.0);
+        // An HTTP/2 server that serves no such method: every call is an error, none is lost.
+        let path = GrpcTarget::new(
+            &format!("http://{addr}"),
+            Revision::V10,
+            "GetTask",
+            br#"{"id":"t"}"#,
+        )
+        .unwrap();
+        let mut unserved = path;
+        unserved.path = http::uri::PathAndQuery::from_static("/no.such.Service/Call");
+        let refused = fixed_rate(Arc::new(unserved), 100.0, Duration::from_millis(300), 2)
+            .await
+            .unwrap();
+        assert_eq!((refused.ok, refused.errors), (0, 30));
     }
 }

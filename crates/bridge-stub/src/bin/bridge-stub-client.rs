@@ -1,6 +1,6 @@
-//! `bridge-stub-client rate|streams|open|grpc-unary|grpc-streams`: the benchmark's fixed-rate
-//! load generator, stream latency client, open-stream holder, and gRPC closed-loop and stream
-//! clients. Each prints one line of `key=value` pairs.
+//! `bridge-stub-client rate|streams|open|grpc-unary|grpc-rate|grpc-streams`: the benchmark's
+//! fixed-rate load generator, stream latency client, open-stream holder, and gRPC closed-loop,
+//! fixed-rate and stream clients. Each prints one line of `key=value` pairs.
 
 use std::io::Write as _;
 use std::net::SocketAddr;
@@ -86,6 +86,21 @@ enum Mode {
         /// Seconds.
         #[arg(long, default_value_t = 4.0)]
         duration: f64,
+    },
+    /// Unary gRPC calls at a fixed rate (open loop, latency corrected for coordinated
+    /// omission), one connection per worker, one call at a time.
+    GrpcRate {
+        #[command(flatten)]
+        target: GrpcArgs,
+        /// Calls per second.
+        #[arg(long)]
+        rate: f64,
+        /// Seconds.
+        #[arg(long, default_value_t = 5.0)]
+        duration: f64,
+        /// Connections.
+        #[arg(long, default_value_t = 64)]
+        connections: usize,
     },
     /// Server-streaming gRPC calls read back to back by concurrent workers; every event timed.
     GrpcStreams {
@@ -173,6 +188,18 @@ fn latency(p: &Percentiles) -> String {
     )
 }
 
+fn rate_line(report: &client::RateReport) -> String {
+    #[expect(clippy::cast_precision_loss, reason = "request counts below 2^52")]
+    let rps = report.ok as f64 / report.seconds;
+    format!(
+        "ok={} errors={} seconds={:.3} rps={rps:.1} {}",
+        report.ok,
+        report.errors,
+        report.seconds,
+        latency(&report.latency)
+    )
+}
+
 fn stream_line(report: &client::StreamReport) -> String {
     #[expect(clippy::cast_precision_loss, reason = "event counts below 2^52")]
     let eps = report.events as f64 / report.seconds;
@@ -201,15 +228,22 @@ async fn run(mode: Mode) -> Result<String, ClientError> {
                 connections.max(1),
             )
             .await?;
-            #[expect(clippy::cast_precision_loss, reason = "request counts below 2^52")]
-            let rps = report.ok as f64 / report.seconds;
-            format!(
-                "ok={} errors={} seconds={:.3} rps={rps:.1} {}",
-                report.ok,
-                report.errors,
-                report.seconds,
-                latency(&report.latency)
+            rate_line(&report)
+        }
+        Mode::GrpcRate {
+            target: args,
+            rate,
+            duration,
+            connections,
+        } => {
+            let report = grpc::fixed_rate(
+                Arc::new(grpc_target(&args)?),
+                rate,
+                Duration::from_secs_f64(duration),
+                connections.max(1),
             )
+            .await?;
+            rate_line(&report)
         }
         Mode::Streams {
             target: args,
