@@ -87,11 +87,14 @@ pub enum Fault {
     SseTrickle,
     /// A stream that sends 4 KiB artifact updates as fast as they are read, forever.
     SseFlood,
+    /// A correct answer whose status timestamp is a real instant past year 9999 in UTC
+    /// (`9999-12-31T23:00:00-05:00`), which no UTC spelling can carry.
+    LateTimestamp,
 }
 
 impl Fault {
     /// Every fault, in declaration order.
-    pub const ALL: [Self; 15] = [
+    pub const ALL: [Self; 16] = [
         Self::None,
         Self::HangBeforeHead,
         Self::ResetMidBody,
@@ -107,6 +110,7 @@ impl Fault {
         Self::SseHang,
         Self::SseTrickle,
         Self::SseFlood,
+        Self::LateTimestamp,
     ];
 
     /// The header value naming this fault.
@@ -128,6 +132,7 @@ impl Fault {
             Self::SseHang => "sse-hang",
             Self::SseTrickle => "sse-trickle",
             Self::SseFlood => "sse-flood",
+            Self::LateTimestamp => "late-timestamp",
         }
     }
 
@@ -613,20 +618,8 @@ fn respond(
             task["metadata"] = json!({"padding": "x".repeat(OVERSIZE_BYTES)});
             json_answer(&ok(task), guard)
         }
-        Fault::Redirect => {
-            let mut response = full(
-                StatusCode::TEMPORARY_REDIRECT,
-                "text/plain",
-                Bytes::new(),
-                guard,
-            );
-            if let Ok(location) =
-                HeaderValue::from_str(&format!("http://{}{REDIRECT_TARGET}", state.addr))
-            {
-                response.headers_mut().insert(header::LOCATION, location);
-            }
-            response
-        }
+        Fault::Redirect => redirect(state, guard),
+        Fault::LateTimestamp => json_answer(&ok(late(healthy_result(revision, &method))), guard),
         Fault::SseEarlyClose if !streaming => {
             // The bridge asks for the task after the early close: it is still working.
             json_answer(&ok(wire::task(revision, "working")), guard)
@@ -691,6 +684,35 @@ fn streamed(
 }
 
 /// The correct result of `method` in `revision`.
+/// HTTP 307 to [`REDIRECT_TARGET`] on the stub itself.
+fn redirect(state: &State, guard: InFlight) -> Response<Body> {
+    let mut response = full(
+        StatusCode::TEMPORARY_REDIRECT,
+        "text/plain",
+        Bytes::new(),
+        guard,
+    );
+    if let Ok(location) = HeaderValue::from_str(&format!("http://{}{REDIRECT_TARGET}", state.addr))
+    {
+        response.headers_mut().insert(header::LOCATION, location);
+    }
+    response
+}
+
+/// The status timestamp [`Fault::LateTimestamp`] answers with.
+pub const LATE_TIMESTAMP: &str = "9999-12-31T23:00:00-05:00";
+
+/// `result` (a task, or a send result holding one) with [`LATE_TIMESTAMP`] as its status time.
+fn late(mut result: Value) -> Value {
+    let task = if result.get("task").is_some() {
+        &mut result["task"]
+    } else {
+        &mut result
+    };
+    task["status"]["timestamp"] = json!(LATE_TIMESTAMP);
+    result
+}
+
 fn healthy_result(revision: Revision, method: &str) -> Value {
     match method {
         "message/send" | "SendMessage" => wire::send_result(revision, "completed"),

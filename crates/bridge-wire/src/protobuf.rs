@@ -144,30 +144,36 @@ pub enum TimestampOf {
 }
 
 /// An IR timestamp (RFC 3339 text) as a `Timestamp`, under the rules of
-/// [`crate::timestamp::utc`].
+/// [`crate::timestamp::utc`]. Text with a zone (the usual case: `Z`) is parsed once, into the
+/// instant its UTC spelling names; only zoneless text takes [`utc`]'s second reading.
 #[must_use]
 pub fn timestamp_of_text(text: &str) -> TimestampOf {
-    let (strict, assumed) = match utc(text) {
-        Utc::Unchanged => (text.to_owned(), false),
-        Utc::Converted(strict) => (strict, false),
-        Utc::AssumedUtc(strict) => (strict, true),
-        Utc::Unparsed => return TimestampOf::Unparsed,
-    };
-    let Ok(at) = OffsetDateTime::parse(&strict, &Rfc3339) else {
-        return TimestampOf::Unparsed;
-    };
-    let Ok(nanos) = i32::try_from(at.nanosecond()) else {
-        return TimestampOf::Unparsed;
-    };
-    let timestamp = Timestamp {
-        seconds: at.unix_timestamp(),
-        nanos,
-    };
-    if assumed {
-        TimestampOf::AssumedUtc(timestamp)
-    } else {
-        TimestampOf::Exact(timestamp)
+    if let Ok(at) = OffsetDateTime::parse(text, &Rfc3339) {
+        // `utc` spells the instant in UTC; one whose UTC year `Timestamp` does not hold (before
+        // year 1, or past 9999 once the offset is applied) has no such spelling.
+        let Some(at) = at
+            .checked_to_offset(time::UtcOffset::UTC)
+            .filter(|at| (1..=9999).contains(&at.year()))
+        else {
+            return TimestampOf::Unparsed;
+        };
+        return timestamp_of(at).map_or(TimestampOf::Unparsed, TimestampOf::Exact);
     }
+    let Utc::AssumedUtc(strict) = utc(text) else {
+        return TimestampOf::Unparsed;
+    };
+    OffsetDateTime::parse(&strict, &Rfc3339)
+        .ok()
+        .and_then(timestamp_of)
+        .map_or(TimestampOf::Unparsed, TimestampOf::AssumedUtc)
+}
+
+/// The `Timestamp` of an instant.
+fn timestamp_of(at: OffsetDateTime) -> Option<Timestamp> {
+    Some(Timestamp {
+        seconds: at.unix_timestamp(),
+        nanos: i32::try_from(at.nanosecond()).ok()?,
+    })
 }
 
 /// IR metadata as a `Struct`, with a [`LossKind::ValueConverted`] at `at` when a number had to
@@ -302,6 +308,22 @@ mod tests {
             TimestampOf::AssumedUtc(_)
         ));
         assert_eq!(timestamp_of_text("yesterday"), TimestampOf::Unparsed);
+        // Instants whose UTC spelling leaves the years `Timestamp` holds.
+        assert_eq!(
+            timestamp_of_text("9999-12-31T23:00:00-05:00"),
+            TimestampOf::Unparsed
+        );
+        assert_eq!(
+            timestamp_of_text("0001-01-01T00:30:00+01:00"),
+            TimestampOf::Unparsed
+        );
+        assert_eq!(
+            timestamp_of_text("2025-07-31t12:00:00z"),
+            TimestampOf::Exact(Timestamp {
+                seconds: 1_753_963_200,
+                nanos: 0
+            })
+        );
     }
 
     #[test]
@@ -311,6 +333,19 @@ mod tests {
         assert_eq!(bytes_of_text("+/\n8=").as_deref(), Some(&[0xfb, 0xff][..]));
         assert_eq!(bytes_of_text("not base64!"), None);
         assert_eq!(text_of_bytes(&[0xfb, 0xff]), "+/8=");
+    }
+
+    /// The `Timestamp` of a strict UTC spelling, as `kind`.
+    fn by_definition(strict: &str, kind: fn(Timestamp) -> TimestampOf) -> TimestampOf {
+        OffsetDateTime::parse(strict, &Rfc3339)
+            .ok()
+            .and_then(|at| {
+                Some(kind(Timestamp {
+                    seconds: at.unix_timestamp(),
+                    nanos: i32::try_from(at.nanosecond()).ok()?,
+                }))
+            })
+            .unwrap_or(TimestampOf::Unparsed)
     }
 
     /// `value` with every number a double.
@@ -363,6 +398,36 @@ mod tests {
             let text = text.unwrap_or_default();
             prop_assert_eq!(utc(&text), Utc::Unchanged, "{}", text);
             prop_assert_eq!(timestamp_of_text(&text), TimestampOf::Exact(timestamp));
+        }
+
+        /// Held to what the rules give by their definition: the text's UTC spelling
+        /// ([`utc`]), read as RFC 3339.
+        #[test]
+        fn a_timestamp_is_the_instant_of_its_utc_spelling(
+            date in (0_u32..10_001, 0_u32..14, 0_u32..33),
+            clock in (0_u32..25, 0_u32..61, 0_u32..61),
+            fraction in prop_oneof![Just(String::new()), "\\.[0-9]{1,9}"],
+            separator in prop_oneof![Just("T"), Just("t"), Just(" ")],
+            zone in prop_oneof![
+                Just(String::new()),
+                Just("Z".to_owned()),
+                Just("z".to_owned()),
+                (0_u32..24, 0_u32..60, any::<bool>())
+                    .prop_map(|(h, m, east)| format!("{}{h:02}:{m:02}", if east { '+' } else { '-' })),
+            ],
+        ) {
+            let (year, month, day) = date;
+            let (hour, minute, second) = clock;
+            let text = format!(
+                "{year:04}-{month:02}-{day:02}{separator}{hour:02}:{minute:02}:{second:02}{fraction}{zone}"
+            );
+            let by_rules = match utc(&text) {
+                Utc::Unchanged => by_definition(&text, TimestampOf::Exact),
+                Utc::Converted(strict) => by_definition(&strict, TimestampOf::Exact),
+                Utc::AssumedUtc(strict) => by_definition(&strict, TimestampOf::AssumedUtc),
+                Utc::Unparsed => TimestampOf::Unparsed,
+            };
+            prop_assert_eq!(timestamp_of_text(&text), by_rules, "{}", text);
         }
 
         #[test]

@@ -36,10 +36,14 @@ pub enum Utc {
 #[must_use]
 pub fn utc(text: &str) -> Utc {
     if let Ok(parsed) = OffsetDateTime::parse(text, &Rfc3339) {
-        let converted = parsed.to_offset(UtcOffset::UTC);
-        if converted.year() < 1 {
+        // An instant whose UTC date leaves the years RFC 3339 writes (1 to 9999) has no UTC
+        // spelling.
+        let Some(converted) = parsed
+            .checked_to_offset(UtcOffset::UTC)
+            .filter(|at| (1..=9999).contains(&at.year()))
+        else {
             return Utc::Unparsed;
-        }
+        };
         // Only the strict form passes unchanged: RFC 3339 also allows `t`, `z` and a space,
         // which strict ProtoJSON parsers (the 1.0 SDK's `FromJsonString`) refuse.
         if parsed.offset() == UtcOffset::UTC
@@ -85,5 +89,8 @@ mod tests {
         );
         assert_eq!(utc("yesterday"), Utc::Unparsed);
         assert_eq!(utc("0000-12-31T23:59:59Z"), Utc::Unparsed);
+        // Past year 9999 once in UTC: no spelling, and no panic converting it.
+        assert_eq!(utc("9999-12-31T23:00:00-05:00"), Utc::Unparsed);
+        assert_eq!(utc("0001-01-01T00:30:00+01:00"), Utc::Unparsed);
     }
 }

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use bridge_faults::harness::{self, Options, UPSTREAM_BODY_LIMIT, UPSTREAM_TIMEOUT, fault_headers};
-use bridge_faults::stub::REDIRECT_TARGET;
+use bridge_faults::stub::{LATE_TIMESTAMP, REDIRECT_TARGET};
 use bridge_faults::{Answer, Fault, Harness, wire};
 use bridge_ir::Revision;
 use bridge_ir::Revision::{V0_3, V1_0};
@@ -237,6 +237,25 @@ async fn the_wrong_id_message_writes_both_ids_as_the_json_the_caller_sent() {
         unary_error(&answer, -32006),
         r#"the upstream answered with id "wrong-id" a request sent with id 41"#
     );
+}
+
+// Regression: converting such an instant to UTC panicked inside the `time` crate (its dates
+// end at year 9999), so the call's connection was dropped instead of answered.
+#[tokio::test]
+async fn a_timestamp_past_year_9999_in_utc_is_passed_on_as_written() {
+    let _shared = shared().await;
+    for (upstream, caller) in [(V0_3, V1_0), (V1_0, V0_3), (V0_3, V0_3)] {
+        let (harness, baseline) = warmed(upstream, caller).await;
+        let (answer, _) = get_task(&harness, caller, Fault::LateTimestamp).await;
+        assert_eq!(answer.status, 200, "{:?}", answer.body);
+        let body = answer.json();
+        assert_eq!(body["id"], 41, "{body}");
+        assert_eq!(
+            body["result"]["status"]["timestamp"], LATE_TIMESTAMP,
+            "{upstream:?} -> {caller:?}: {body}"
+        );
+        still_up_and_settled(&harness, caller, &baseline).await;
+    }
 }
 
 #[tokio::test]

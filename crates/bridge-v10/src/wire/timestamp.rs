@@ -88,5 +88,11 @@ mod tests {
             normalise("yesterday"),
             ("yesterday".to_owned(), vec![LossKind::TimestampUnparsed])
         );
+        // A real instant whose UTC date is past year 9999 has no 1.0 spelling either.
+        let late = "9999-12-31T23:00:00-05:00";
+        assert_eq!(
+            normalise(late),
+            (late.to_owned(), vec![LossKind::TimestampUnparsed])
+        );
     }
 }
