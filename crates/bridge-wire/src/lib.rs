@@ -15,14 +15,17 @@
 //! - [`timestamp`]: the `google.protobuf.Timestamp` text form.
 //! - [`protobuf`]: the well-known protobuf types of the gRPC forms (`Struct`, `Value`,
 //!   `Timestamp`, `bytes`) as the IR holds them, and proto3's implicit presence.
+//! - [`pbwrite`]: protobuf messages written field by field from the IR, `Struct` and `Value`
+//!   from JSON, without the generated structs.
 //!
 //! The layering is strict: `scan` depends on nothing here, `direct` on `scan` and `support`,
 //! `jsonrpc` on `scan` and `direct`, `path` on `support`, `protobuf` on
-//! `path` and `timestamp`, `rest` on nothing here; no module imports one that imports it.
+//! `path` and `timestamp`, `pbwrite` and `rest` on nothing here; no module imports one that imports it.
 
 pub mod direct;
 pub mod jsonrpc;
 pub mod path;
+pub mod pbwrite;
 pub mod protobuf;
 pub mod rest;
 pub mod scan;

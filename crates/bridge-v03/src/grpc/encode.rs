@@ -403,7 +403,7 @@ pub(super) fn stream_message(event: StreamEvent, losses: &mut Losses) -> proto::
 
 // --- tasks and messages -----------------------------------------------------------------------
 
-fn role(role: Role, at: &Path<'_>, losses: &mut Losses) -> i32 {
+pub(super) fn role(role: Role, at: &Path<'_>, losses: &mut Losses) -> i32 {
     match role {
         Role::User => proto::Role::User,
         Role::Agent => proto::Role::Agent,
@@ -417,7 +417,7 @@ fn role(role: Role, at: &Path<'_>, losses: &mut Losses) -> i32 {
     .into()
 }
 
-fn state(state: TaskState) -> i32 {
+pub(super) fn state(state: TaskState) -> i32 {
     proto_state(state).into()
 }
 

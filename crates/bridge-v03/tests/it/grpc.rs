@@ -1564,6 +1564,62 @@ proptest! {
         }
     }
 
+    /// The direct writer and the generated structs make the same message, with the same
+    /// losses at the same paths.
+    #[test]
+    fn a_stream_event_is_written_as_the_generated_structs_write_it(
+        event in super::properties::event(),
+        generation in prop::option::of(0_i64..3),
+        big in any::<bool>(),
+    ) {
+        let mut event = event;
+        set_generation(&mut event, generation);
+        if big {
+            big_numbers_in_event(&mut event);
+        }
+        let direct = grpc::encode_event(event.clone());
+        let reference = grpc::through_structs::event(event);
+        prop_assert_eq!(
+            proto::StreamResponse::decode(direct.value.as_slice()).unwrap(),
+            proto::StreamResponse::decode(reference.value.as_slice()).unwrap()
+        );
+        prop_assert_eq!(direct.losses, reference.losses);
+    }
+
+    #[test]
+    fn a_task_answer_is_written_as_the_generated_structs_write_it(
+        task in task(),
+        message in super::properties::message(),
+        big in any::<bool>(),
+    ) {
+        let (mut task, mut message) = (task, message);
+        if big {
+            big_numbers_in_task(&mut task);
+            big_numbers_in_message(&mut message);
+        }
+        for (method, reply) in [
+            (Method::GetTask, Reply::Task(task.clone())),
+            (Method::CancelTask, Reply::Task(task.clone())),
+            (Method::SendMessage, Reply::Send(SendResult::Task(task.clone()))),
+            (Method::SendMessage, Reply::Send(SendResult::Message(message.clone()))),
+        ] {
+            let direct = grpc::encode_response(method, reply.clone()).unwrap();
+            let reference = grpc::through_structs::response(method, reply).unwrap();
+            if method == Method::SendMessage {
+                prop_assert_eq!(
+                    proto::SendMessageResponse::decode(direct.value.as_slice()).unwrap(),
+                    proto::SendMessageResponse::decode(reference.value.as_slice()).unwrap()
+                );
+            } else {
+                prop_assert_eq!(
+                    proto::Task::decode(direct.value.as_slice()).unwrap(),
+                    proto::Task::decode(reference.value.as_slice()).unwrap()
+                );
+            }
+            prop_assert_eq!(direct.losses, reference.losses);
+        }
+    }
+
     #[test]
     fn a_stream_event_written_as_protobuf_reads_back_to_the_same_message(event in super::properties::event()) {
         let first = grpc::encode_event(readable(event));
@@ -1608,5 +1664,76 @@ proptest! {
             let _ = grpc::decode_response(method, &bytes);
         }
         let _ = grpc::decode_event(&bytes);
+    }
+}
+
+/// `event` with `generation` (an A2A 1.1 field 0.3 drops) where it has one.
+fn set_generation(event: &mut StreamEvent, generation: Option<i64>) {
+    match event {
+        StreamEvent::Task(task) => task.generation = generation,
+        StreamEvent::StatusUpdate(update) => update.generation = generation,
+        StreamEvent::ArtifactUpdate(update) => update.generation = generation,
+        StreamEvent::Message(_) => {}
+    }
+}
+
+/// Adds an integer a double cannot hold to every metadata object and data part `task` has,
+/// so that each reports its own loss.
+fn big_numbers_in_task(task: &mut Task) {
+    big_number(task.metadata.as_mut());
+    if let Some(message) = task.status.message.as_deref_mut() {
+        big_numbers_in_message(message);
+    }
+    for artifact in task.artifacts.iter_mut().flatten() {
+        big_number(artifact.metadata.as_mut());
+        artifact.parts.iter_mut().for_each(big_numbers_in_part);
+    }
+    task.history
+        .iter_mut()
+        .flatten()
+        .for_each(big_numbers_in_message);
+}
+
+fn big_numbers_in_message(message: &mut bridge_ir::Message) {
+    big_number(message.metadata.as_mut());
+    message.parts.iter_mut().for_each(big_numbers_in_part);
+}
+
+fn big_numbers_in_part(part: &mut Part) {
+    big_number(part.metadata.as_mut());
+    match &mut part.content {
+        bridge_ir::PartContent::Data(Value::Object(data)) => big_number(Some(data)),
+        bridge_ir::PartContent::Data(other) => {
+            *other = json!([other.clone(), 9_007_199_254_740_993_u64]);
+        }
+        _ => {}
+    }
+}
+
+fn big_numbers_in_event(event: &mut StreamEvent) {
+    match event {
+        StreamEvent::Task(task) => big_numbers_in_task(task),
+        StreamEvent::Message(message) => big_numbers_in_message(message),
+        StreamEvent::StatusUpdate(update) => {
+            big_number(update.metadata.as_mut());
+            if let Some(message) = update.status.message.as_deref_mut() {
+                big_numbers_in_message(message);
+            }
+        }
+        StreamEvent::ArtifactUpdate(update) => {
+            big_number(update.metadata.as_mut());
+            big_number(update.artifact.metadata.as_mut());
+            update
+                .artifact
+                .parts
+                .iter_mut()
+                .for_each(big_numbers_in_part);
+        }
+    }
+}
+
+fn big_number(object: Option<&mut bridge_ir::JsonObject>) {
+    if let Some(object) = object {
+        object.insert("big".to_owned(), json!(9_007_199_254_740_993_u64));
     }
 }

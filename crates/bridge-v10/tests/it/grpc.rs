@@ -457,6 +457,65 @@ proptest::proptest! {
         proptest::prop_assert_eq!(first.value, second.value);
     }
 
+    /// The direct writer and the generated structs make the same message, with the same
+    /// losses at the same paths.
+    #[test]
+    fn a_stream_event_is_written_as_the_generated_structs_write_it(
+        event in super::event(),
+        generation in proptest::option::of(0_i64..3),
+        big in proptest::prelude::any::<bool>(),
+    ) {
+        let mut event = with_generation(event, generation);
+        if big {
+            big_numbers_in_event(&mut event);
+        }
+        let direct = grpc::encode_event(event.clone());
+        let reference = grpc::through_structs::event(event);
+        proptest::prop_assert_eq!(
+            grpc::proto::StreamResponse::decode(direct.value.as_slice()).unwrap(),
+            grpc::proto::StreamResponse::decode(reference.value.as_slice()).unwrap()
+        );
+        proptest::prop_assert_eq!(direct.losses, reference.losses);
+    }
+
+    #[test]
+    fn a_task_answer_is_written_as_the_generated_structs_write_it(
+        task in super::task(),
+        message in super::message(),
+        generation in proptest::option::of(0_i64..3),
+        big in proptest::prelude::any::<bool>(),
+    ) {
+        let mut task = task;
+        let mut message = message;
+        task.generation = generation;
+        if big {
+            big_numbers_in_task(&mut task);
+            big_numbers_in_message(&mut message);
+        }
+        for (method, reply) in [
+            (Method::GetTask, Reply::Task(task.clone())),
+            (Method::CancelTask, Reply::Task(task.clone())),
+            (Method::SendMessage, Reply::Task(task.clone())),
+            (Method::SendMessage, Reply::Send(bridge_ir::SendResult::Task(task.clone()))),
+            (Method::SendMessage, Reply::Send(bridge_ir::SendResult::Message(message.clone()))),
+        ] {
+            let direct = grpc::encode_response(method, reply.clone()).unwrap();
+            let reference = grpc::through_structs::response(method, reply).unwrap();
+            if method == Method::SendMessage {
+                proptest::prop_assert_eq!(
+                    grpc::proto::SendMessageResponse::decode(direct.value.as_slice()).unwrap(),
+                    grpc::proto::SendMessageResponse::decode(reference.value.as_slice()).unwrap()
+                );
+            } else {
+                proptest::prop_assert_eq!(
+                    grpc::proto::Task::decode(direct.value.as_slice()).unwrap(),
+                    grpc::proto::Task::decode(reference.value.as_slice()).unwrap()
+                );
+            }
+            proptest::prop_assert_eq!(direct.losses, reference.losses);
+        }
+    }
+
     #[test]
     fn decoders_never_panic_on_arbitrary_bytes(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..96)) {
         for method in Method::ALL {
@@ -464,5 +523,147 @@ proptest::proptest! {
             let _ = grpc::decode_response(method, &bytes);
         }
         let _ = grpc::decode_event(&bytes);
+    }
+}
+
+/// `event` with `generation` (an A2A 1.1 field 1.0 drops) where it has one.
+fn with_generation(
+    event: bridge_ir::StreamEvent,
+    generation: Option<i64>,
+) -> bridge_ir::StreamEvent {
+    use bridge_ir::StreamEvent;
+    match event {
+        StreamEvent::Task(mut t) => {
+            t.generation = generation;
+            StreamEvent::Task(t)
+        }
+        StreamEvent::StatusUpdate(mut u) => {
+            u.generation = generation;
+            StreamEvent::StatusUpdate(u)
+        }
+        StreamEvent::ArtifactUpdate(mut u) => {
+            u.generation = generation;
+            StreamEvent::ArtifactUpdate(u)
+        }
+        other @ StreamEvent::Message(_) => other,
+    }
+}
+
+#[test]
+fn numbers_past_two_to_the_53_and_long_fields_are_written_as_the_generated_structs_write_them() {
+    use bridge_ir::{
+        Message, Part, PartContent, Role, StreamEvent, TaskState, TaskStatus, TaskStatusUpdateEvent,
+    };
+    let big = serde_json::json!({"n": 9_007_199_254_740_993_u64, "m": -9_007_199_254_740_993_i64, "s": "x".repeat(300)});
+    let metadata = big.as_object().cloned();
+    let message = Message {
+        message_id: "m".repeat(200),
+        context_id: None,
+        task_id: None,
+        role: Role::Agent,
+        parts: vec![
+            Part {
+                metadata: metadata.clone(),
+                ..Part::text("t".repeat(20_000))
+            },
+            Part::from_content(PartContent::Data(big.clone())),
+            Part::from_content(PartContent::Raw("not base64!".to_owned())),
+        ],
+        metadata: metadata.clone(),
+        extensions: Some(vec![String::new(), "urn:x".to_owned()]),
+        reference_task_ids: Some(vec!["r".to_owned()]),
+    };
+    let event = StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
+        task_id: "t".to_owned(),
+        context_id: "c".to_owned(),
+        status: TaskStatus {
+            state: TaskState::Working,
+            message: Some(Box::new(message)),
+            timestamp: Some("1969-12-31T23:59:59.5Z".to_owned()),
+        },
+        final_flag: Some(true),
+        metadata,
+        generation: Some(1),
+    });
+    let direct = grpc::encode_event(event.clone());
+    let reference = grpc::through_structs::event(event);
+    assert_eq!(
+        grpc::proto::StreamResponse::decode(direct.value.as_slice()).unwrap(),
+        grpc::proto::StreamResponse::decode(reference.value.as_slice()).unwrap()
+    );
+    assert_eq!(direct.losses, reference.losses);
+    let kinds: Vec<_> = direct.losses.iter().map(|l| l.kind).collect();
+    assert!(
+        kinds.contains(&bridge_ir::LossKind::ValueConverted),
+        "{kinds:?}"
+    );
+    assert!(
+        kinds.contains(&bridge_ir::LossKind::FinalFlagChanged),
+        "{kinds:?}"
+    );
+    assert!(
+        kinds.contains(&bridge_ir::LossKind::FieldDropped),
+        "{kinds:?}"
+    );
+}
+
+/// Adds an integer a double cannot hold to every metadata object and data part `task` has,
+/// so that each reports its own loss.
+fn big_numbers_in_task(task: &mut bridge_ir::Task) {
+    big_number(task.metadata.as_mut());
+    if let Some(message) = task.status.message.as_deref_mut() {
+        big_numbers_in_message(message);
+    }
+    for artifact in task.artifacts.iter_mut().flatten() {
+        big_number(artifact.metadata.as_mut());
+        artifact.parts.iter_mut().for_each(big_numbers_in_part);
+    }
+    task.history
+        .iter_mut()
+        .flatten()
+        .for_each(big_numbers_in_message);
+}
+
+fn big_numbers_in_message(message: &mut bridge_ir::Message) {
+    big_number(message.metadata.as_mut());
+    message.parts.iter_mut().for_each(big_numbers_in_part);
+}
+
+fn big_numbers_in_part(part: &mut bridge_ir::Part) {
+    big_number(part.metadata.as_mut());
+    if let bridge_ir::PartContent::Data(serde_json::Value::Object(data)) = &mut part.content {
+        big_number(Some(data));
+    }
+}
+
+fn big_numbers_in_event(event: &mut bridge_ir::StreamEvent) {
+    use bridge_ir::StreamEvent;
+    match event {
+        StreamEvent::Task(task) => big_numbers_in_task(task),
+        StreamEvent::Message(message) => big_numbers_in_message(message),
+        StreamEvent::StatusUpdate(update) => {
+            big_number(update.metadata.as_mut());
+            if let Some(message) = update.status.message.as_deref_mut() {
+                big_numbers_in_message(message);
+            }
+        }
+        StreamEvent::ArtifactUpdate(update) => {
+            big_number(update.metadata.as_mut());
+            big_number(update.artifact.metadata.as_mut());
+            update
+                .artifact
+                .parts
+                .iter_mut()
+                .for_each(big_numbers_in_part);
+        }
+    }
+}
+
+fn big_number(object: Option<&mut bridge_ir::JsonObject>) {
+    if let Some(object) = object {
+        object.insert(
+            "big".to_owned(),
+            serde_json::json!(9_007_199_254_740_993_u64),
+        );
     }
 }
