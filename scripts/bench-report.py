@@ -122,7 +122,10 @@ w("Open loop, 64 connections, 2 rounds, [oha](https://github.com/hatoo/oha) "
   "scheduled send time and its latency counts from that time, so a stalled server is charged "
   "for the requests it delayed (no coordinated omission). req/s counts HTTP 200 answers; errors "
   "are other statuses and failed connections (requests cut off by the end of the run are not "
-  "counted). That every configuration answers with a JSON-RPC result is checked before the run.")
+  "counted). That every configuration answers with a JSON-RPC result is checked before the run. "
+  "The gRPC callers' rows (`bridge-grpc…`, `direct-grpc…`, `nginx-grpc…`) are bridge-stub-client "
+  "`grpc-rate`: the same open loop over tonic, every scheduled call sent, so one that falls behind "
+  "shows as calls/s below the rate and a long tail.")
 w("")
 w("| Configuration | req/s | errors | p50 ms | p99 ms | p99.9 ms | p99 added vs direct ms | CPU µs/req (proxy) |")
 w("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")

@@ -7,7 +7,8 @@
 //! rest its query or body) or the body of its answer. The messages are read into the IR and
 //! written from it directly ([`decode_request`], [`encode_response`], [`encode_event`] and their
 //! counterparts toward an agent), through the types prost-build generates from the proto
-//! ([`proto`]), by exactly the rules of this crate's HTTP+JSON codec ([`crate::V03Rest`]) for
+//! ([`proto`]) — the tasks, messages and stream events an answer carries most are written
+//! field by field without them (`write`), to the same bytes' meaning — by exactly the rules of this crate's HTTP+JSON codec ([`crate::V03Rest`]) for
 //! the `ProtoJSON` of the same message: a message reads as the IR that codec reads from its
 //! `ProtoJSON`, is refused where that codec refuses it (and where it holds an enum number the
 //! proto does not define), and the IR is written as the message that codec writes, with the

@@ -6,7 +6,9 @@
 //! and its response message the JSON-RPC `result`. The messages are read into the IR and
 //! written from it directly ([`decode_request`], [`encode_response`], [`encode_event`] and their
 //! counterparts toward an agent), through the types prost-build generates from the proto
-//! ([`proto`]), by the same rules as their `ProtoJSON` form.
+//! ([`proto`]), by the same rules as their `ProtoJSON` form. The tasks, messages and stream
+//! events an answer carries most are written field by field without those types (`write`),
+//! to the same message.
 //!
 //! # Errors
 //!
