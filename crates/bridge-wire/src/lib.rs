@@ -20,7 +20,7 @@
 //!
 //! The layering is strict: `scan` depends on nothing here, `direct` on `scan` and `support`,
 //! `jsonrpc` on `scan` and `direct`, `path` on `support`, `protobuf` on
-//! `path` and `timestamp`, `pbwrite` and `rest` on nothing here; no module imports one that imports it.
+//! `path`, `timestamp` and `pbwrite`, `pbwrite` and `rest` on nothing here; no module imports one that imports it.
 
 pub mod direct;
 pub mod jsonrpc;

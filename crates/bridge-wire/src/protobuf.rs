@@ -19,6 +19,7 @@ use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
 use crate::path::{Losses, Path};
+use crate::pbwrite::Writer;
 use crate::timestamp::{Utc, utc};
 
 /// 2⁵³: past it, not every integer is a double.
@@ -187,6 +188,22 @@ pub fn struct_at(object: Option<JsonObject>, at: &Path<'_>, losses: &mut Losses)
         }
         value
     })
+}
+
+/// IR metadata written as the `Struct` field `tag`, with a [`LossKind::ValueConverted`] at `at`
+/// when a number had to change, as [`struct_at`] reports it; nothing when there is none.
+pub fn write_struct_at(
+    w: &mut Writer,
+    tag: u32,
+    object: Option<&JsonObject>,
+    at: &Path<'_>,
+    losses: &mut Losses,
+) {
+    if let Some(object) = object
+        && w.json_struct(tag, object)
+    {
+        losses.push(LossKind::ValueConverted, at);
+    }
 }
 
 /// An IR timestamp as a `Timestamp` ([`timestamp_of_text`]), with a loss at `at` when it was

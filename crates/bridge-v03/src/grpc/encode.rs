@@ -39,6 +39,7 @@ use bridge_ir::{
     AgentCard, Artifact, Call, GetTaskParams, JsonObject, LossKind, Message, Method, OAuthFlow,
     OAuthFlows, Part, PartContent, Reply, Revision, Role, SecurityRequirement, SecurityScheme,
     SendMessageParams, SendResult, StreamEvent, Task, TaskPushConfig, TaskState, TaskStatus,
+    TaskStatusUpdateEvent,
 };
 use bridge_wire::protobuf::{struct_at, timestamp_at};
 use prost::Message as _;
@@ -364,10 +365,7 @@ pub(super) fn stream_message(event: StreamEvent, losses: &mut Losses) -> proto::
         }
         StreamEvent::StatusUpdate(update) => {
             let at = root.field("statusUpdate");
-            losses.drop_if(update.generation.is_some(), &at.field("generation"));
-            let final_flag = update
-                .final_flag
-                .unwrap_or_else(|| update.status.state.ends_stream());
+            let final_flag = final_flag_of(&update, &at, losses);
             let status_at = at.field("status");
             stream_response::Payload::StatusUpdate(proto::TaskStatusUpdateEvent {
                 task_id: update.task_id,
@@ -402,6 +400,19 @@ pub(super) fn stream_message(event: StreamEvent, losses: &mut Losses) -> proto::
 }
 
 // --- tasks and messages -----------------------------------------------------------------------
+
+/// A status update's `final` flag as 0.3 writes it (the state's when the update names none),
+/// its generation (A2A 1.1) reported dropped at `at`.
+pub(super) fn final_flag_of(
+    update: &TaskStatusUpdateEvent,
+    at: &Path<'_>,
+    losses: &mut Losses,
+) -> bool {
+    losses.drop_if(update.generation.is_some(), &at.field("generation"));
+    update
+        .final_flag
+        .unwrap_or_else(|| update.status.state.ends_stream())
+}
 
 pub(super) fn role(role: Role, at: &Path<'_>, losses: &mut Losses) -> i32 {
     match role {

@@ -9,10 +9,10 @@ use bridge_ir::{
     TaskStatus,
 };
 use bridge_wire::pbwrite::Writer;
-use bridge_wire::protobuf::timestamp_at;
+use bridge_wire::protobuf::{timestamp_at, write_struct_at};
 use serde_json::Value;
 
-use super::encode::{role, state};
+use super::encode::{final_flag_of, role, state};
 use crate::path::{Losses, Path};
 use crate::wire::message::DATA_PART_COMPAT;
 
@@ -58,10 +58,7 @@ pub(super) fn stream_response(event: &StreamEvent, losses: &mut Losses) -> Vec<u
         }
         StreamEvent::StatusUpdate(update) => {
             let at = root.field("statusUpdate");
-            losses.drop_if(update.generation.is_some(), &at.field("generation"));
-            let final_flag = update
-                .final_flag
-                .unwrap_or_else(|| update.status.state.ends_stream());
+            let final_flag = final_flag_of(update, &at, losses);
             let status_at = at.field("status");
             w.message(3, |w| {
                 w.string(1, &update.task_id);
@@ -70,7 +67,13 @@ pub(super) fn stream_response(event: &StreamEvent, losses: &mut Losses) -> Vec<u
                     status(w, &update.status, &status_at, &status_at, losses);
                 });
                 w.bool(4, final_flag);
-                metadata(w, 5, update.metadata.as_ref(), &at, losses);
+                write_struct_at(
+                    w,
+                    5,
+                    update.metadata.as_ref(),
+                    &at.field("metadata"),
+                    losses,
+                );
             });
         }
         StreamEvent::ArtifactUpdate(update) => {
@@ -85,37 +88,17 @@ pub(super) fn stream_response(event: &StreamEvent, losses: &mut Losses) -> Vec<u
                 });
                 w.bool(4, update.append == Some(true));
                 w.bool(5, update.last_chunk == Some(true));
-                metadata(w, 6, update.metadata.as_ref(), &at, losses);
+                write_struct_at(
+                    w,
+                    6,
+                    update.metadata.as_ref(),
+                    &at.field("metadata"),
+                    losses,
+                );
             });
         }
     }
     w.into_vec()
-}
-
-/// `metadata` as the `Struct` field `tag`, reported at `doc.metadata` when a number changed.
-fn metadata(
-    w: &mut Writer,
-    tag: u32,
-    metadata: Option<&JsonObject>,
-    doc: &Path<'_>,
-    losses: &mut Losses,
-) {
-    struct_field(w, tag, metadata, &doc.field("metadata"), losses);
-}
-
-/// `object` as the `Struct` field `tag`, reported at `at` when a number changed.
-fn struct_field(
-    w: &mut Writer,
-    tag: u32,
-    object: Option<&JsonObject>,
-    at: &Path<'_>,
-    losses: &mut Losses,
-) {
-    if let Some(object) = object
-        && w.json_struct(tag, object)
-    {
-        losses.push(LossKind::ValueConverted, at);
-    }
 }
 
 /// `Task`: `id = 1`, `context_id = 2`, `status = 3`, `artifacts = 4`, `history = 5`,
@@ -154,7 +137,7 @@ fn task(w: &mut Writer, task: &Task, rpc: &Path<'_>, doc: &Path<'_>, losses: &mu
             message(w, m, &rpc_history.index(i), &doc_history.index(i), losses);
         });
     }
-    metadata(w, 6, task.metadata.as_ref(), doc, losses);
+    write_struct_at(w, 6, task.metadata.as_ref(), &doc.field("metadata"), losses);
 }
 
 /// `TaskStatus`: `state = 1`, `update = 2`, `timestamp = 3` (`seconds = 1`, `nanos = 2`).
@@ -197,7 +180,13 @@ fn message(w: &mut Writer, message: &Message, rpc: &Path<'_>, doc: &Path<'_>, lo
         &doc.field("content"),
         losses,
     );
-    metadata(w, 6, message.metadata.as_ref(), doc, losses);
+    write_struct_at(
+        w,
+        6,
+        message.metadata.as_ref(),
+        &doc.field("metadata"),
+        losses,
+    );
     if message.reference_task_ids.is_some() {
         losses.push(LossKind::FieldDropped, &doc.field("referenceTaskIds"));
     }
@@ -224,7 +213,13 @@ fn artifact(
         &doc.field("parts"),
         losses,
     );
-    metadata(w, 6, artifact.metadata.as_ref(), doc, losses);
+    write_struct_at(
+        w,
+        6,
+        artifact.metadata.as_ref(),
+        &doc.field("metadata"),
+        losses,
+    );
     w.strings(7, artifact.extensions.as_deref().unwrap_or_default());
 }
 
@@ -268,10 +263,10 @@ fn part(w: &mut Writer, part: &Part, rpc: &Path<'_>, doc: &Path<'_>, losses: &mu
             no_file_members(losses);
             let at = doc.field("data");
             w.message(3, |w| match data {
-                Value::Object(object) => struct_field(w, 1, Some(object), &at, losses),
+                Value::Object(object) => write_struct_at(w, 1, Some(object), &at, losses),
                 other => {
                     let wrapped = JsonObject::from_iter([("value".to_owned(), other.clone())]);
-                    struct_field(w, 1, Some(&wrapped), &at, losses);
+                    write_struct_at(w, 1, Some(&wrapped), &at, losses);
                     let mut metadata = part.metadata.clone().unwrap_or_default();
                     metadata.insert(DATA_PART_COMPAT.to_owned(), Value::Bool(true));
                     marked = Some(metadata);
@@ -280,5 +275,5 @@ fn part(w: &mut Writer, part: &Part, rpc: &Path<'_>, doc: &Path<'_>, losses: &mu
         }
     }
     let metadata_of = marked.as_ref().or(part.metadata.as_ref());
-    metadata(w, 4, metadata_of, doc, losses);
+    write_struct_at(w, 4, metadata_of, &doc.field("metadata"), losses);
 }

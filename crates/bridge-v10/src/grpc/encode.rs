@@ -12,7 +12,7 @@
 use bridge_ir::{
     AgentCard, Artifact, Call, JsonObject, LossKind, Message, Method, OAuthFlows, Part,
     PartContent, Reply, Role, SecurityRequirement, SecurityScheme, SendMessageParams, SendResult,
-    StreamEvent, Task, TaskPushConfig, TaskState, TaskStatus,
+    StreamEvent, Task, TaskPushConfig, TaskState, TaskStatus, TaskStatusUpdateEvent,
 };
 use bridge_wire::protobuf::{bytes_of_text, struct_at, timestamp_at, value_of_json};
 use prost::Message as _;
@@ -219,12 +219,7 @@ pub(super) fn stream_message(event: StreamEvent, losses: &mut Losses) -> proto::
         }
         StreamEvent::StatusUpdate(update) => {
             let at = root.field("statusUpdate");
-            losses.drop_if(update.generation.is_some(), &at.field("generation"));
-            if let Some(flag) = update.final_flag
-                && flag != update.status.state.ends_stream()
-            {
-                losses.push(LossKind::FinalFlagChanged, &at.field("final"));
-            }
+            status_update_losses(&update, &at, losses);
             stream_response::Payload::StatusUpdate(proto::TaskStatusUpdateEvent {
                 task_id: update.task_id,
                 context_id: update.context_id,
@@ -247,6 +242,21 @@ pub(super) fn stream_message(event: StreamEvent, losses: &mut Losses) -> proto::
     };
     proto::StreamResponse {
         payload: Some(payload),
+    }
+}
+
+/// What 1.0 cannot say of a status update at `at`: its generation (A2A 1.1), and a 0.3 `final`
+/// flag that disagrees with the state (1.0 ends a stream by the state alone).
+pub(super) fn status_update_losses(
+    update: &TaskStatusUpdateEvent,
+    at: &Path<'_>,
+    losses: &mut Losses,
+) {
+    losses.drop_if(update.generation.is_some(), &at.field("generation"));
+    if let Some(flag) = update.final_flag
+        && flag != update.status.state.ends_stream()
+    {
+        losses.push(LossKind::FinalFlagChanged, &at.field("final"));
     }
 }
 

@@ -4,13 +4,12 @@
 //! structs in between. The tests hold every writer here to `encode`'s output, decoded.
 
 use bridge_ir::{
-    Artifact, JsonObject, LossKind, Message, Part, PartContent, SendResult, StreamEvent, Task,
-    TaskStatus,
+    Artifact, LossKind, Message, Part, PartContent, SendResult, StreamEvent, Task, TaskStatus,
 };
 use bridge_wire::pbwrite::Writer;
-use bridge_wire::protobuf::{bytes_of_text, timestamp_at};
+use bridge_wire::protobuf::{bytes_of_text, timestamp_at, write_struct_at};
 
-use super::encode::{role, state};
+use super::encode::{role, state, status_update_losses};
 use crate::path::{Losses, Path};
 
 /// Room reserved for a message before its size is known.
@@ -46,19 +45,20 @@ pub(super) fn stream_response(event: &StreamEvent, losses: &mut Losses) -> Vec<u
         }
         StreamEvent::StatusUpdate(update) => {
             let at = root.field("statusUpdate");
-            losses.drop_if(update.generation.is_some(), &at.field("generation"));
-            if let Some(flag) = update.final_flag
-                && flag != update.status.state.ends_stream()
-            {
-                losses.push(LossKind::FinalFlagChanged, &at.field("final"));
-            }
+            status_update_losses(update, &at, losses);
             w.message(3, |w| {
                 w.string(1, &update.task_id);
                 w.string(2, &update.context_id);
                 w.message(3, |w| {
                     status(w, &update.status, &at.field("status"), losses);
                 });
-                metadata(w, 4, update.metadata.as_ref(), &at, losses);
+                write_struct_at(
+                    w,
+                    4,
+                    update.metadata.as_ref(),
+                    &at.field("metadata"),
+                    losses,
+                );
             });
         }
         StreamEvent::ArtifactUpdate(update) => {
@@ -72,26 +72,17 @@ pub(super) fn stream_response(event: &StreamEvent, losses: &mut Losses) -> Vec<u
                 });
                 w.bool(4, update.append == Some(true));
                 w.bool(5, update.last_chunk == Some(true));
-                metadata(w, 6, update.metadata.as_ref(), &at, losses);
+                write_struct_at(
+                    w,
+                    6,
+                    update.metadata.as_ref(),
+                    &at.field("metadata"),
+                    losses,
+                );
             });
         }
     }
     w.into_vec()
-}
-
-/// `metadata` as the `Struct` field `tag`, reported at `at.metadata` when a number changed.
-fn metadata(
-    w: &mut Writer,
-    tag: u32,
-    metadata: Option<&JsonObject>,
-    at: &Path<'_>,
-    losses: &mut Losses,
-) {
-    if let Some(object) = metadata
-        && w.json_struct(tag, object)
-    {
-        losses.push(LossKind::ValueConverted, &at.field("metadata"));
-    }
 }
 
 /// `Task`: `id = 1`, `context_id = 2`, `status = 3`, `artifacts = 4`, `history = 5`,
@@ -109,7 +100,7 @@ fn task(w: &mut Writer, task: &Task, at: &Path<'_>, losses: &mut Losses) {
     for (i, m) in task.history.iter().flatten().enumerate() {
         w.message(5, |w| message(w, m, &history_at.index(i), losses));
     }
-    metadata(w, 6, task.metadata.as_ref(), at, losses);
+    write_struct_at(w, 6, task.metadata.as_ref(), &at.field("metadata"), losses);
 }
 
 /// `TaskStatus`: `state = 1`, `message = 2`, `timestamp = 3` (`seconds = 1`, `nanos = 2`).
@@ -136,7 +127,13 @@ fn message(w: &mut Writer, message: &Message, at: &Path<'_>, losses: &mut Losses
     w.string(3, message.task_id.as_deref().unwrap_or_default());
     w.int(4, i64::from(role(message.role)));
     parts(w, 5, &message.parts, &at.field("parts"), losses);
-    metadata(w, 6, message.metadata.as_ref(), at, losses);
+    write_struct_at(
+        w,
+        6,
+        message.metadata.as_ref(),
+        &at.field("metadata"),
+        losses,
+    );
     w.strings(7, message.extensions.as_deref().unwrap_or_default());
     w.strings(8, message.reference_task_ids.as_deref().unwrap_or_default());
 }
@@ -148,7 +145,13 @@ fn artifact(w: &mut Writer, artifact: &Artifact, at: &Path<'_>, losses: &mut Los
     w.string(2, artifact.name.as_deref().unwrap_or_default());
     w.string(3, artifact.description.as_deref().unwrap_or_default());
     parts(w, 4, &artifact.parts, &at.field("parts"), losses);
-    metadata(w, 5, artifact.metadata.as_ref(), at, losses);
+    write_struct_at(
+        w,
+        5,
+        artifact.metadata.as_ref(),
+        &at.field("metadata"),
+        losses,
+    );
     w.strings(6, artifact.extensions.as_deref().unwrap_or_default());
 }
 
@@ -177,7 +180,7 @@ fn part(w: &mut Writer, part: &Part, at: &Path<'_>, losses: &mut Losses) {
             }
         }
     }
-    metadata(w, 5, part.metadata.as_ref(), at, losses);
+    write_struct_at(w, 5, part.metadata.as_ref(), &at.field("metadata"), losses);
     w.string(6, part.filename.as_deref().unwrap_or_default());
     w.string(7, part.media_type.as_deref().unwrap_or_default());
 }
