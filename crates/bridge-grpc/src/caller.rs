@@ -430,17 +430,17 @@ pub(crate) fn status_headers(status: &GrpcStatus, headers: &mut HeaderMap) {
     }
 }
 
+/// The status code a response's headers carry (`grpc-status`): `None` when they carry none.
+#[must_use]
+pub fn code_of_headers(headers: &HeaderMap) -> Option<i32> {
+    headers.get(GRPC_STATUS)?.to_str().ok()?.trim().parse().ok()
+}
+
 /// The status a response's headers carry (`grpc-status` and its companions): `None` when they
 /// carry none.
 #[must_use]
 pub fn status_of_headers(headers: &HeaderMap) -> Option<GrpcStatus> {
-    let code = headers
-        .get(GRPC_STATUS)?
-        .to_str()
-        .ok()?
-        .trim()
-        .parse()
-        .ok()?;
+    let code = code_of_headers(headers)?;
     let message = headers
         .get(GRPC_MESSAGE)
         .map(|v| percent_decoded(v.as_bytes()))

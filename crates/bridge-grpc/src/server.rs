@@ -553,24 +553,9 @@ fn written(
     let (head, body) = match answer {
         InboundResponse::Full(response) => {
             let (parts, message) = response.into_parts();
-            let succeeded = parts
-                .headers
-                .get(crate::caller::GRPC_STATUS)
-                .is_some_and(|code| code.as_bytes() == b"0");
-            let status = if succeeded {
-                None
-            } else {
-                crate::caller::status_of_headers(&parts.headers)
-            };
-            match status {
-                None if succeeded => {
-                    let body = Answer::Unary {
-                        message: Some(crate::caller::Frame::message(&message)),
-                        trailers: Some(ok_trailers()),
-                    };
-                    (extension_metadata(&parts.headers), body)
-                }
-                Some(status) if status.code == 0 => {
+            // Only the code decides the form: a refusal's headers go out as they are.
+            match crate::caller::code_of_headers(&parts.headers) {
+                Some(0) => {
                     let body = Answer::Unary {
                         message: Some(crate::caller::Frame::message(&message)),
                         trailers: Some(ok_trailers()),

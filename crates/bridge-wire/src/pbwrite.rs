@@ -120,14 +120,16 @@ impl Writer {
         if len < 0x80 {
             self.buf[at] = low_seven(len as u64);
         } else {
-            let mut prefix = Vec::with_capacity(10);
+            let mut prefix = [0_u8; 10];
+            let mut used = 0;
             let mut value = len as u64;
             while value >= 0x80 {
-                prefix.push(low_seven(value) | 0x80);
+                prefix[used] = low_seven(value) | 0x80;
+                used += 1;
                 value >>= 7;
             }
-            prefix.push(low_seven(value));
-            self.buf.splice(at..=at, prefix);
+            prefix[used] = low_seven(value);
+            self.buf.splice(at..=at, prefix[..=used].iter().copied());
         }
         out
     }
